@@ -1,0 +1,45 @@
+// `gatehouse` — the headless shell. Each subcommand lives in its own module and is
+// loaded lazily, so `gatehouse gateway` (a stdio MCP server) starts without loading
+// what it does not use. Exit codes: 0 ok, 1 failure, 2 usage error, 70 internal error.
+// stdout is reserved for a command's output (and, for `gateway`, protocol bytes only);
+// messages and logs go to stderr.
+
+type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
+
+const commands: Record<string, Command> = {
+  profiles: { summary: 'profiles list | validate FILE... | schema', load: () => import('./profiles-command') },
+  launch: { summary: 'launch --profile NAME|FILE   start a profile\'s servers and supervise them', load: () => import('./launch-command') },
+  audit: { summary: 'audit tail | query | export   read the audit store', load: () => import('./audit-command') },
+  gateway: { summary: 'gateway --profile P [--http PORT]   a governed MCP server for other hosts', load: () => import('./gateway-command') },
+  tools: { summary: 'tools spec --profile P [--server S]   write MCP_TOOL_SPECIFICATION.md', load: () => import('./tools-command') },
+};
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([, c]) => `  gatehouse ${c.summary}`);
+  return `usage:\n${lines.join('\n')}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stderr.write(usage());
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`gatehouse: unknown command '${name}'\n${usage()}`);
+    return 2;
+  }
+  const mod = await command.load();
+  return mod.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`gatehouse: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 70;
+  },
+);

@@ -1,0 +1,103 @@
+// The shape every other module consumes: a profile after validation and `${…}` expansion.
+// The raw (on-disk) shape is `ProfileSchema` in ./schema.ts; this is what comes out of
+// `resolveProfile()` in ./resolve.ts. Keep the two in step.
+import type { Redactor } from '../secrets/redactor';
+
+export type ToolSurface = 'friendly' | 'canonical' | 'both';
+export type Framing = 'auto' | 'line' | 'content-length';
+export type Decision = 'allow' | 'approve' | 'deny';
+
+export interface RestartPolicy {
+  /** Restarts allowed before the server is `failed`. */
+  maxRestarts: number;
+  /** First backoff delay; doubles each attempt, with ±20% jitter, capped at maxBackoffMs. */
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  /** Uptime after which the backoff (and the restart count) resets. */
+  resetAfterMs: number;
+}
+
+interface ServerCommon {
+  id: string;
+  description?: string;
+  /** Disabled servers are listed but never started. */
+  disabled: boolean;
+  restart: RestartPolicy;
+  /** `initialize` must answer within this many ms or the start counts as a crash. */
+  startupTimeoutMs: number;
+  /** Per-request timeout the gateway applies to calls routed to this server. */
+  requestTimeoutMs: number;
+}
+
+export interface StdioServerSpec extends ServerCommon {
+  kind: 'stdio';
+  command: string;
+  args: string[];
+  /** The profile's `env`, expanded. Values that came from `${secret:…}` are in the redactor. */
+  env: Record<string, string>;
+  /** Host variable names passed through as they are. */
+  inheritEnv: string[];
+  cwd: string;
+  framing: Framing;
+}
+
+export interface HttpServerSpec extends ServerCommon {
+  kind: 'http';
+  url: string;
+  headers: Record<string, string>;
+  /** streamable-http first and legacy SSE as a fallback (`auto`), or fixed. */
+  transport: 'auto' | 'streamable-http' | 'sse';
+}
+
+/** Gatehouse's own workspace tools server (issue 4), run as a stdio child like any other. */
+export interface BuiltinServerSpec extends ServerCommon {
+  kind: 'builtin';
+  builtin: 'workspace-tools';
+  env: Record<string, string>;
+  inheritEnv: string[];
+  /** Options handed to the built-in server (limits, allowed hosts...), JSON-serialisable. */
+  options: Record<string, unknown>;
+}
+
+export type ServerSpec = StdioServerSpec | HttpServerSpec | BuiltinServerSpec;
+
+export interface PolicyRule {
+  /** Globs over canonical tool names (`files.read_*`, `*.delete_*`, `fs.*`). */
+  match: string[];
+  /** Restrict the rule to these server ids. */
+  servers?: string[];
+  /** Tool annotation conditions, e.g. { readOnlyHint: true }. All must hold. */
+  annotations?: Record<string, boolean>;
+  /** Argument constraints: argument name → constraint. */
+  args?: Record<string, { inside_workspace?: boolean; pattern?: string; equals?: unknown }>;
+  decision: Decision;
+  reason?: string;
+}
+
+export interface PolicySpec {
+  default: Decision;
+  rules: PolicyRule[];
+  approvalTimeoutS: number;
+  /** Decision for server→client `sampling/createMessage` requests. */
+  sampling: Decision;
+}
+
+export interface ResolvedProfile {
+  name: string;
+  description?: string;
+  /** Absolute path of the file the profile came from. */
+  file: string;
+  /** Absolute workspace root. */
+  workspace: string;
+  /** Absolute data directory (`${data}`). */
+  dataDir: string;
+  toolSurface: ToolSurface;
+  servers: ServerSpec[];
+  /** alias → canonical tool name (`search` → `files.search_files`). */
+  aliases: Record<string, string>;
+  policy: PolicySpec;
+  /** Every secret value this profile expanded, for redaction downstream. */
+  redactor: Redactor;
+  /** Raw `agent` section (issue 6), validated but otherwise untouched. */
+  agent?: Record<string, unknown>;
+}
