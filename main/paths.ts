@@ -1,0 +1,42 @@
+// Where Gatehouse finds its own files and keeps its state (ARCHITECTURE.md, "Where state lives").
+import os from 'node:os';
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The installed package root (the folder with package.json). Works from sources
+ * (main/paths.ts under vitest) and from the bundle (out/cli.mjs).
+ */
+export function appRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'workspace-profiles'))) return dir;
+    dir = path.dirname(dir);
+  }
+  throw new Error(`gatehouse: cannot find the package root above ${fileURLToPath(import.meta.url)}`);
+}
+
+/** One SQLite file and other state per user: GATEHOUSE_DATA_DIR, else $XDG_STATE_HOME/gatehouse. */
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GATEHOUSE_DATA_DIR) return path.resolve(env.GATEHOUSE_DATA_DIR);
+  const state = env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), '.local', 'state');
+  return path.join(state, 'gatehouse');
+}
+
+/** The user's own profiles: GATEHOUSE_PROFILES_DIR, else $XDG_CONFIG_HOME/gatehouse/profiles. */
+export function userProfilesDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GATEHOUSE_PROFILES_DIR) return path.resolve(env.GATEHOUSE_PROFILES_DIR);
+  const config = env.XDG_CONFIG_HOME || path.join(env.HOME || os.homedir(), '.config');
+  return path.join(config, 'gatehouse', 'profiles');
+}
+
+/** Profiles that ship with Gatehouse (the demo among them). */
+export function bundledProfilesDir(): string {
+  return path.join(appRoot(), 'workspace-profiles');
+}
+
+/** The built-in workspace tools server entry (built by scripts/build.mjs). */
+export function toolsServerEntry(): string {
+  return path.join(appRoot(), 'out', 'tools-server.mjs');
+}
