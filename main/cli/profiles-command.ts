@@ -1,0 +1,112 @@
+// `gatehouse profiles list [--json] | validate [--resolve] FILE... | schema`
+// Exit codes (as in ./index.ts): 0 ok, 1 a profile is invalid, 2 usage error.
+// Results go to stdout; problems go to stderr, so `validate` stays scriptable.
+import { parseArgs } from 'node:util';
+import { dataDir } from '../paths';
+import { profileJsonSchemaText } from '../profiles/json-schema';
+import { loadProfileFile, ProfileError } from '../profiles/loader';
+import { findProfile, listProfiles, type ProfileEntry } from '../profiles/registry';
+import { resolveProfile } from '../profiles/resolve';
+
+const USAGE = `usage:
+  gatehouse profiles list [--json]                 profiles in the bundled and user folders
+  gatehouse profiles validate [--resolve] FILE...  check profiles (names work too); --resolve also
+                                                   expands \${env:…}/\${secret:…} and checks the workspace
+  gatehouse profiles schema                        print the profile JSON Schema
+`;
+
+class UsageError extends Error {}
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  try {
+    switch (sub) {
+      case 'list':
+        return list(rest);
+      case 'validate':
+        return validate(rest);
+      case 'schema':
+        parse(rest, {});
+        process.stdout.write(profileJsonSchemaText());
+        return 0;
+      case '--help':
+      case '-h':
+      case 'help':
+        process.stderr.write(USAGE);
+        return 0;
+      default:
+        throw new UsageError(sub ? `unknown subcommand '${sub}'` : 'missing subcommand');
+    }
+  } catch (err) {
+    if (err instanceof UsageError || isParseArgsError(err)) {
+      process.stderr.write(`gatehouse profiles: ${(err as Error).message}\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+function list(args: string[]): number {
+  const { values } = parse(args, { json: { type: 'boolean' } });
+  const entries = listProfiles();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+    return 0;
+  }
+  if (entries.length === 0) {
+    process.stderr.write('no profiles found\n');
+    return 0;
+  }
+  const rows = entries.map(row);
+  const header = ['NAME', 'SERVERS', 'SURFACE', 'POLICY', 'FILE'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  process.stdout.write(`${[header, ...rows].map(line).join('\n')}\n`);
+  const invalid = entries.filter((e) => e.error);
+  for (const e of invalid) process.stderr.write(`\n${e.name} is invalid:\n${indent(e.error ?? '')}\n`);
+  return 0;
+}
+
+function row(e: ProfileEntry): string[] {
+  const name = e.shadowed ? `${e.name} (shadowed)` : e.name;
+  if (e.error !== undefined) return [name, 'INVALID', '-', '-', e.file];
+  return [name, e.servers.join(',') || '-', e.toolSurface, e.policyDefault, e.file];
+}
+
+function validate(args: string[]): number {
+  const { values, positionals } = parse(args, { resolve: { type: 'boolean' } }, true);
+  if (positionals.length === 0) throw new UsageError('validate needs at least one FILE');
+  let failed = 0;
+  for (const ref of positionals) {
+    try {
+      // A bare name is looked up like --profile; a path is used as given so messages show it.
+      const file = ref.includes('/') || /\.ya?ml$/i.test(ref) ? ref : findProfile(ref);
+      const loaded = loadProfileFile(file);
+      if (values.resolve) resolveProfile(loaded, { dataDir: dataDir() });
+      process.stdout.write(`ok  ${file}\n`);
+    } catch (err) {
+      failed++;
+      if (err instanceof ProfileError) process.stderr.write(`${err.message}\n`);
+      else process.stderr.write(`${ref}: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+  }
+  return failed === 0 ? 0 : 1;
+}
+
+type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+
+function parse<O extends Options>(args: string[], options: O, allowPositionals = false) {
+  return parseArgs({ args, options, allowPositionals, strict: true });
+}
+
+function isParseArgsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+}

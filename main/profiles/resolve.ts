@@ -1,0 +1,156 @@
+// Loaded profile (on-disk shape) → ResolvedProfile (./types.ts): `${…}` expanded, paths made
+// absolute, seconds turned into ms, snake_case into camelCase. All-or-nothing: every problem
+// is collected and thrown as one ProfileError, so nothing starts from a half-resolved profile.
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { Redactor } from '../secrets/redactor';
+import { EnvSecretProvider, type SecretProvider } from '../secrets/provider';
+import { expandString, type ExpandContext } from './expand';
+import type { LoadedProfile } from './loader';
+import { ProfileError, type ProfileIssue } from './profile-error';
+import type { ServerRaw } from './schema';
+import type { PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec } from './types';
+
+/** Env/header names whose values are treated as secret even when written literally. */
+const SENSITIVE_NAME = /^(authorization|proxy-authorization|cookie)$|token|secret|passw(or)?d|api[-_]?key|credential/i;
+
+export interface ResolveContext {
+  /** `${data}`: Gatehouse's data directory (see paths.ts dataDir()). */
+  dataDir: string;
+  /** Host environment for `${env:…}`; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Where `${secret:…}` comes from; defaults to an EnvSecretProvider over `env`. */
+  secrets?: SecretProvider;
+}
+
+export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): ResolvedProfile {
+  const raw = loaded.raw;
+  const env = ctx.env ?? process.env;
+  const issues: ProfileIssue[] = [];
+  const redactor = new Redactor();
+  const dataDir = path.resolve(ctx.dataDir);
+  const base: ExpandContext = { dataDir, env, secrets: ctx.secrets ?? new EnvSecretProvider(env) };
+
+  const expand = (p: PropertyKey[], value: string, ectx: ExpandContext): string => {
+    const r = expandString(value, ectx);
+    for (const s of r.secrets) redactor.add(s.name, s.value);
+    for (const problem of r.problems) issues.push(loaded.issueAt(p, problem.message, problem.token));
+    // A credential written in clear (`Authorization: Bearer abc`, `API_TOKEN: abc`) is still a
+    // credential: redact it downstream even though it did not come from ${secret:…}.
+    const [top, id, field, key] = p;
+    const inMap = p.length === 4 && top === 'servers' && (field === 'env' || field === 'headers');
+    if (inMap && typeof key === 'string' && r.secrets.length === 0 && SENSITIVE_NAME.test(key)) redactor.add(`${String(id)}.${key}`, r.value);
+    return r.value;
+  };
+
+  const workspace = path.resolve(path.dirname(loaded.absFile), expand(['workspace'], raw.workspace, base));
+  if (issues.length === 0) {
+    const st = statSync(workspace, { throwIfNoEntry: false });
+    if (!st) issues.push(loaded.issueAt(['workspace'], `workspace folder ${workspace} does not exist`));
+    else if (!st.isDirectory()) issues.push(loaded.issueAt(['workspace'], `workspace ${workspace} is not a folder`));
+  }
+
+  const ectx: ExpandContext = { ...base, workspace };
+  const str = (p: PropertyKey[], v: string): string => expand(p, v, ectx);
+  const strs = (p: PropertyKey[], list: string[]): string[] => list.map((v, i) => str([...p, i], v));
+  const map = (p: PropertyKey[], rec: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, str([...p, k], v)]));
+  const deep = (p: PropertyKey[], v: unknown): unknown => {
+    if (typeof v === 'string') return str(p, v);
+    if (Array.isArray(v)) return v.map((x, i) => deep([...p, i], x));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deep([...p, k], x)]));
+    return v;
+  };
+
+  const checkUrl = (p: PropertyKey[], url: string): void => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {}
+    // The URL may embed a secret (user:token@host); messages only ever show it redacted.
+    const shown = redactor.redactString(url);
+    if (!parsed) issues.push(loaded.issueAt(p, `not a valid URL: ${shown}`));
+    else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') issues.push(loaded.issueAt(p, `expected an http:// or https:// URL, got ${shown}`));
+  };
+
+  const servers: ServerSpec[] = Object.entries(raw.servers).map(([id, s]) => {
+    const p = ['servers', id];
+    const common = {
+      id,
+      ...(s.description !== undefined ? { description: s.description } : {}),
+      disabled: s.disabled,
+      restart: restartPolicy(s),
+      startupTimeoutMs: Math.round(s.startup_timeout_s * 1000),
+      requestTimeoutMs: Math.round(s.request_timeout_s * 1000),
+    };
+    if ('command' in s) {
+      return {
+        ...common,
+        kind: 'stdio',
+        command: str([...p, 'command'], s.command),
+        args: strs([...p, 'args'], s.args),
+        env: map([...p, 'env'], s.env),
+        inheritEnv: s.inherit_env,
+        // Relative to the workspace: the folder a server is usually meant to work in.
+        cwd: path.resolve(workspace, str([...p, 'cwd'], s.cwd)),
+        framing: s.framing,
+      };
+    }
+    if ('url' in s) {
+      const url = str([...p, 'url'], s.url);
+      const headers = map([...p, 'headers'], s.headers);
+      checkUrl([...p, 'url'], url);
+      return { ...common, kind: 'http', url, headers, transport: s.transport };
+    }
+    return {
+      ...common,
+      kind: 'builtin',
+      builtin: s.builtin,
+      env: map([...p, 'env'], s.env),
+      inheritEnv: s.inherit_env,
+      options: deep([...p, 'options'], s.options) as Record<string, unknown>,
+    };
+  });
+
+  if (issues.length > 0) {
+    issues.sort((a, b) => a.line - b.line || a.column - b.column);
+    throw new ProfileError(issues);
+  }
+
+  const rules: PolicyRule[] = raw.policy.rules.map((r) => ({
+    match: typeof r.match === 'string' ? [r.match] : r.match,
+    ...(r.servers ? { servers: r.servers } : {}),
+    ...(r.annotations ? { annotations: r.annotations as Record<string, boolean> } : {}),
+    ...(r.args ? { args: r.args } : {}),
+    decision: r.decision,
+    ...(r.reason !== undefined ? { reason: r.reason } : {}),
+  }));
+
+  return {
+    name: loaded.name,
+    ...(raw.description !== undefined ? { description: raw.description } : {}),
+    file: loaded.absFile,
+    workspace,
+    dataDir,
+    toolSurface: raw.tool_surface,
+    servers,
+    aliases: raw.aliases,
+    policy: {
+      default: raw.policy.default,
+      rules,
+      approvalTimeoutS: raw.policy.approval_timeout_s,
+      sampling: raw.policy.sampling,
+    },
+    redactor,
+    ...(raw.agent ? { agent: raw.agent as Record<string, unknown> } : {}),
+  };
+}
+
+function restartPolicy(s: ServerRaw): RestartPolicy {
+  return {
+    maxRestarts: s.restart.max_restarts,
+    initialBackoffMs: s.restart.initial_backoff_ms,
+    maxBackoffMs: s.restart.max_backoff_ms,
+    resetAfterMs: Math.round(s.restart.reset_after_s * 1000),
+  };
+}

@@ -1,0 +1,218 @@
+// The on-disk workspace profile (YAML, snake_case): the single source of truth. The loader
+// validates with it, `workspace-profiles/profile.schema.json` is generated from it, and
+// ./types.ts is what ./resolve.ts makes of it. Every object is strict because a typo
+// (`comand:`) silently ignored would start a server without the setting the user wrote.
+//
+// Refinements that need the whole profile (rule `servers` naming real servers) live here too,
+// so that every consumer of the schema gets them; JSON Schema cannot express them and
+// `z.toJSONSchema` leaves them out.
+import { z } from 'zod';
+
+export const PROFILE_NAME_RE = /^[a-z0-9][a-z0-9_-]*$/;
+/** No dots: canonical tool names are `<server-id>.<tool>`, so a dot would make them ambiguous. */
+export const SERVER_ID_RE = /^[a-z][a-z0-9-]*$/;
+/** The advertised-name alphabet every major MCP client accepts (ARCHITECTURE.md, "Names"). */
+export const ALIAS_RE = /^[A-Za-z0-9_-]{1,64}$/;
+export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The keys that decide what kind of server an entry is; exactly one must be present. */
+export const SERVER_KIND_KEYS = ['command', 'url', 'builtin'] as const;
+
+const quoted = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
+
+const envName = z
+  .string()
+  .regex(ENV_NAME_RE, { error: (iss) => `an environment variable name is letters, digits and '_', not starting with a digit, got ${quoted(iss.input)}` });
+
+const envMap = z
+  .record(envName, z.string())
+  .describe('Environment variables for the process, on top of a minimal safe set. Values may use ${…} expansions.');
+
+const inheritEnv = z
+  .array(envName)
+  .describe('Host environment variables passed through by name. Nothing else of the host environment reaches the server.');
+
+const restart = z
+  .strictObject({
+    max_restarts: z.number().int().min(0).default(5).describe('Restarts allowed before the server is marked failed.'),
+    initial_backoff_ms: z.number().int().min(0).default(500).describe('First backoff delay; doubles each attempt (with jitter).'),
+    max_backoff_ms: z.number().int().min(0).default(30000).describe('Cap on the backoff delay.'),
+    reset_after_s: z.number().min(0).default(60).describe('Uptime after which the backoff and the restart count reset.'),
+  })
+  .describe('Crash restart policy.');
+
+const serverCommon = {
+  description: z.string().optional(),
+  disabled: z.boolean().default(false).describe('Listed but never started.'),
+  // prefault, not default: zod 4 returns a default as-is, and the inner defaults must apply.
+  restart: restart.prefault({}),
+  startup_timeout_s: z.number().positive().default(30).describe('`initialize` must answer within this many seconds.'),
+  request_timeout_s: z.number().positive().default(120).describe('Timeout for each request routed to this server.'),
+};
+
+export const StdioServerSchema = z
+  .strictObject({
+    command: z
+      .string()
+      .min(1)
+      .describe('Executable name or path, run without a shell. Bare names are looked up in Gatehouse\'s node_modules/.bin, then PATH. Arguments go in `args`.'),
+    args: z.array(z.string()).default([]).describe('Arguments, one per item (never split by a shell).'),
+    env: envMap.default({}),
+    inherit_env: inheritEnv.default([]),
+    cwd: z.string().default('${workspace}').describe('Working directory; relative paths are relative to the workspace.'),
+    framing: z.enum(['auto', 'line', 'content-length']).default('auto').describe('stdio framing: auto-detected, newline-delimited or Content-Length.'),
+    ...serverCommon,
+  })
+  .describe('A stdio MCP server started as a child process.');
+
+export const HttpServerSchema = z
+  .strictObject({
+    url: z.string().min(1).describe('http(s) URL of a Streamable HTTP (or legacy SSE) MCP endpoint.'),
+    headers: z.record(z.string(), z.string()).default({}).describe('Request headers; use ${secret:NAME} for tokens.'),
+    transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto').describe('auto tries Streamable HTTP, then legacy SSE.'),
+    ...serverCommon,
+  })
+  .describe('A remote MCP server reached over HTTP.');
+
+export const BuiltinServerSchema = z
+  .strictObject({
+    builtin: z.enum(['workspace-tools']).describe('Gatehouse\'s own tools server, confined to the workspace.'),
+    options: z.record(z.string(), z.unknown()).default({}).describe('Options handed to the built-in server.'),
+    env: envMap.default({}),
+    inherit_env: inheritEnv.default([]),
+    ...serverCommon,
+  })
+  .describe('A server built into Gatehouse.');
+
+/**
+ * A union, not a discriminated union: the kind is decided by which key is present. The loader
+ * turns a failed match into "expected exactly one of command, url or builtin" or into the
+ * errors of the one branch whose kind key is present.
+ */
+// Option order matches SERVER_KIND_KEYS: the loader picks a branch's errors by that index.
+export const ServerSchema = z.union([StdioServerSchema, HttpServerSchema, BuiltinServerSchema]);
+
+const decision = z.enum(['allow', 'approve', 'deny']);
+
+const argConstraint = z.strictObject({
+  inside_workspace: z.boolean().optional().describe('The argument is a path that must resolve inside the workspace.'),
+  pattern: z
+    .string()
+    .refine(
+      (p) => {
+        try {
+          new RegExp(p);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: (iss) => `not a valid regular expression: ${quoted(iss.input)}` },
+    )
+    .optional()
+    .describe('Regular expression the argument must match.'),
+  equals: z.unknown().optional().describe('Value the argument must equal.'),
+});
+
+export const PolicyRuleSchema = z.strictObject({
+  match: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+    .describe('Glob(s) over canonical tool names, e.g. files.read_* or *.delete_*.'),
+  servers: z.array(z.string()).optional().describe('Only tools of these server ids.'),
+  annotations: z
+    .strictObject({
+      readOnlyHint: z.boolean().optional(),
+      destructiveHint: z.boolean().optional(),
+      idempotentHint: z.boolean().optional(),
+      openWorldHint: z.boolean().optional(),
+    })
+    .optional()
+    .describe('Tool annotation conditions; all must hold.'),
+  args: z.record(z.string(), argConstraint).optional().describe('Conditions on call arguments, by argument name; all must hold.'),
+  decision,
+  reason: z.string().optional().describe('Shown to the agent on deny and to the person on approve.'),
+});
+
+const policy = z
+  .strictObject({
+    default: decision.default('approve').describe('Decision for a call that no rule matches.'),
+    rules: z.array(PolicyRuleSchema).default([]).describe('First matching rule decides.'),
+    approval_timeout_s: z.number().positive().default(120).describe('An unanswered approval is denied after this many seconds.'),
+    sampling: decision.default('approve').describe('Decision for server→client sampling requests.'),
+  })
+  .describe('Which tool calls are allowed, need approval or are denied.');
+
+// Kept loose on purpose: the agent issue defines presets; until then only the keys are checked.
+const agent = z
+  .strictObject({
+    preset: z.string().optional(),
+    command: z.string().optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+  })
+  .describe('The agent to start with this profile.');
+
+export const ProfileSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(PROFILE_NAME_RE, {
+        error: (iss) => `a profile name is lowercase letters, digits, '_' and '-', starting with a letter or digit, got ${quoted(iss.input)}`,
+      })
+      .optional()
+      .describe("Defaults to the file's name without .yaml."),
+    description: z.string().optional(),
+    workspace: z.string().min(1).describe('Workspace root, relative to this file. The built-in tools are confined to it.'),
+    tool_surface: z.enum(['friendly', 'canonical', 'both']).default('friendly').describe('Which tool names the agent sees.'),
+    servers: z
+      .record(
+        z.string().regex(SERVER_ID_RE, {
+          error: (iss) => `a server id is lowercase letters, digits and '-', starting with a letter (no dots), got ${quoted(iss.input)}`,
+        }),
+        ServerSchema,
+      )
+      .default({})
+      .describe('MCP servers by id. Canonical tool names are <server-id>.<tool>.'),
+    aliases: z
+      .record(
+        z.string().regex(ALIAS_RE, { error: (iss) => `an alias is 1-64 of A-Z a-z 0-9 _ -, got ${quoted(iss.input)}` }),
+        z.string().regex(/^[^.\s]+\.\S+$/, { error: (iss) => `expected a canonical tool name like files.read_file, got ${quoted(iss.input)}` }),
+      )
+      .default({})
+      .describe('Friendly name → canonical tool name.'),
+    policy: policy.prefault({}),
+    agent: agent.optional(),
+  })
+  .superRefine(
+    (profile, ctx) => {
+      // Runs even when other parts failed (see `when`), so the value may be only partly valid.
+      const p = profile as unknown as { servers?: unknown; policy?: { rules?: unknown } };
+      const servers = p.servers && typeof p.servers === 'object' ? p.servers : {};
+      const ids = Object.keys(servers);
+      const rules = Array.isArray(p.policy?.rules) ? (p.policy.rules as unknown[]) : [];
+      rules.forEach((rule, i) => {
+        const named = (rule as { servers?: unknown } | null)?.servers;
+        if (!Array.isArray(named)) return;
+        named.forEach((id: unknown, j) => {
+          if (typeof id !== 'string' || ids.includes(id)) return;
+          ctx.addIssue({
+            code: 'custom',
+            path: ['policy', 'rules', i, 'servers', j],
+            message: `unknown server '${id}' (this profile's servers: ${ids.length ? ids.join(', ') : 'none'})`,
+            input: id,
+          });
+        });
+      });
+    },
+    // Report a misnamed server alongside the other mistakes, not only after they are fixed.
+    { when: (payload) => payload.value !== null && typeof payload.value === 'object' },
+  )
+  .describe('A Gatehouse workspace profile.');
+
+/** The profile as written (before defaults). */
+export type ProfileInput = z.input<typeof ProfileSchema>;
+/** The profile after validation, defaults applied, before `${…}` expansion. */
+export type ProfileRaw = z.output<typeof ProfileSchema>;
+export type ServerRaw = z.output<typeof ServerSchema>;
+export type PolicyRuleRaw = z.output<typeof PolicyRuleSchema>;
