@@ -1,0 +1,243 @@
+// An MCP SDK Transport over a pair of byte streams: a child server's stdout/stdin, or
+// process.stdin/stdout for the stdio gateway. Unlike the SDK's StdioClientTransport it reads
+// both newline and Content-Length framing, turns bad stdout lines into observed faults
+// instead of errors, bounds its memory, and reports exact wire byte counts to the tap.
+import type { Readable, Writable } from 'node:stream';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Framing } from '../profiles/types';
+import { encodeMessage, encodeText, FrameDecoder, type DecodedFault, type DecodedItem, type WireFraming } from './framing';
+
+export interface FramedStreamObserver {
+  inbound?(message: JSONRPCMessage, bytes: number, framing: WireFraming): void;
+  outbound?(message: JSONRPCMessage, bytes: number, framing: WireFraming): void;
+  fault?(item: DecodedFault): void;
+}
+
+export interface FramedStreamTransportOptions {
+  /** How to read: fixed, or `auto` (detected per message). */
+  framing: Framing;
+  maxMessageBytes?: number;
+  /**
+   * How to write. Fixed; or `mirror`: a response goes out in the framing its request came
+   * in, anything we originate in the framing of the last message received (line before
+   * any). Unset: the read framing when fixed, else the framing of the peer's first message.
+   */
+  writeFraming?: WireFraming | 'mirror';
+  observer?: FramedStreamObserver;
+  /** End the writable on close() (default true). */
+  endWritableOnClose?: boolean;
+}
+
+/** Requests awaiting our response, for `mirror`; bounded so a peer that never gets answers cannot grow it. */
+const MAX_TRACKED_REQUESTS = 10_000;
+
+export class FramedStreamTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  sessionId?: string;
+
+  private readonly decoder: FrameDecoder;
+  private readonly options: FramedStreamTransportOptions;
+  private started = false;
+  private closed = false;
+  private writeFailed: Error | undefined;
+  private drainWait: Promise<void> | undefined;
+  private detected: WireFraming | undefined;
+  private lastReceived: WireFraming | undefined;
+  private readonly requestFraming = new Map<RequestId, WireFraming>();
+
+  constructor(
+    private readonly readable: Readable,
+    private readonly writable: Writable,
+    options: FramedStreamTransportOptions,
+  ) {
+    this.options = options;
+    this.decoder = new FrameDecoder({ framing: options.framing, maxMessageBytes: options.maxMessageBytes });
+    // Error listeners go on at once: an 'error' event without a listener (EPIPE from a child
+    // that already exited) is an uncaught exception that would take the whole host down.
+    this.readable.on('error', this.onReadError);
+    this.writable.on('error', this.onWriteError);
+  }
+
+  /** The framing of the peer's first message, once one has arrived. */
+  get detectedFraming(): WireFraming | undefined {
+    return this.detected;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) {
+      throw new Error('FramedStreamTransport already started; Client/Server call start() on connect');
+    }
+    this.started = true;
+    this.readable.on('data', this.onData);
+    this.readable.on('end', this.onEnd);
+    this.readable.on('close', this.onEnd);
+  }
+
+  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    if (this.closed) throw new Error('transport is closed');
+    if (!this.writeFailed && (this.writable.destroyed || this.writable.writableEnded)) {
+      // A child's stdin is destroyed as soon as the child exits, so the write would fail
+      // without an 'error' event: report it the way an EPIPE is reported.
+      this.onWriteError(streamClosedError());
+    }
+    if (this.writeFailed) throw this.writeFailed;
+    const framing = this.framingFor(message);
+    const buf = encodeMessage(message, framing);
+    this.notify(() => this.options.observer?.outbound?.(message, buf.length, framing));
+    // Node keeps write order even while the buffer is over its high-water mark; awaiting
+    // 'drain' only slows the sender down, which is what backpressure asks for.
+    if (!this.writable.write(buf)) await this.waitForDrain();
+  }
+
+  /**
+   * Writes a frame that is not a JSONRPCMessage the SDK would send: a JSON-RPC error with
+   * `id: null` (parse error) or a legacy tool-envelope reply. Observed like any outbound frame.
+   */
+  async sendRaw(value: unknown, framing: WireFraming): Promise<void> {
+    if (this.closed) throw new Error('transport is closed');
+    if (this.writeFailed) throw this.writeFailed;
+    const buf = encodeText(JSON.stringify(value), framing);
+    this.notify(() => this.options.observer?.outbound?.(value as JSONRPCMessage, buf.length, framing));
+    if (!this.writable.write(buf)) await this.waitForDrain();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.options.endWritableOnClose !== false && !this.writable.destroyed && !this.writable.writableEnded) {
+      // MCP lifecycle, Shutdown › stdio: the client SHOULD first close the server's input stream.
+      try {
+        this.writable.end();
+      } catch {}
+    }
+    this.finish();
+  }
+
+  private framingFor(message: JSONRPCMessage): WireFraming {
+    const fixed = this.options.writeFraming;
+    if (fixed === 'line' || fixed === 'content-length') return fixed;
+    if (fixed === 'mirror') {
+      if (('result' in message || 'error' in message) && 'id' in message && message.id !== undefined) {
+        const f = this.requestFraming.get(message.id);
+        if (f) {
+          this.requestFraming.delete(message.id);
+          return f;
+        }
+      }
+      return this.lastReceived ?? this.defaultFraming();
+    }
+    return this.options.framing === 'auto' ? (this.detected ?? 'line') : this.options.framing;
+  }
+
+  private defaultFraming(): WireFraming {
+    return this.options.framing === 'content-length' ? 'content-length' : 'line';
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    if (this.closed) return;
+    const items = this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    this.deliver(items);
+  };
+
+  private deliver(items: DecodedItem[]): void {
+    for (const item of items) {
+      if (this.closed) return;
+      if (item.type === 'fault') {
+        // A fault is recorded and shown, never forwarded and never fatal (issue 2, §3).
+        this.notify(() => this.options.observer?.fault?.(item));
+        continue;
+      }
+      const { message, framing, bytes } = item;
+      this.detected ??= framing;
+      this.lastReceived = framing;
+      if (this.options.writeFraming === 'mirror' && 'method' in message && 'id' in message) {
+        if (this.requestFraming.size >= MAX_TRACKED_REQUESTS) {
+          const oldest = this.requestFraming.keys().next();
+          if (!oldest.done) this.requestFraming.delete(oldest.value);
+        }
+        this.requestFraming.set(message.id, framing);
+      }
+      this.notify(() => this.options.observer?.inbound?.(message, bytes, framing));
+      try {
+        this.onmessage?.(message);
+      } catch (err) {
+        // Thrown from a 'data' listener this would be an uncaught exception: report instead.
+        this.reportError(err);
+      }
+    }
+  }
+
+  private readonly onEnd = (): void => {
+    if (this.closed) return;
+    this.deliver(this.decoder.end());
+    this.finish();
+  };
+
+  private readonly onReadError = (err: Error): void => {
+    this.reportError(err);
+  };
+
+  private readonly onWriteError = (err: Error): void => {
+    // EPIPE / ERR_STREAM_DESTROYED: the peer went away. Say so once; the readable's end
+    // (or close()) is what closes the transport.
+    if (this.writeFailed) return;
+    this.writeFailed = err;
+    this.reportError(err);
+  };
+
+  private waitForDrain(): Promise<void> {
+    // One shared waiter: a hundred concurrent sends must not add a hundred 'drain' listeners.
+    this.drainWait ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.writable.off('drain', done);
+        this.writable.off('close', done);
+        this.writable.off('error', done);
+        this.drainWait = undefined;
+        resolve();
+      };
+      this.writable.on('drain', done);
+      this.writable.on('close', done);
+      this.writable.on('error', done);
+    });
+    return this.drainWait;
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.readable.off('data', this.onData);
+    this.readable.off('end', this.onEnd);
+    this.readable.off('close', this.onEnd);
+    // The error listeners stay: an EPIPE after close must still not crash the process.
+    if (this.readable.listenerCount('data') === 0) this.readable.pause();
+    this.requestFraming.clear();
+    try {
+      this.onclose?.();
+    } catch (err) {
+      this.reportError(err);
+    }
+  }
+
+  private reportError(err: unknown): void {
+    try {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    } catch {}
+  }
+
+  private notify(fn: () => void): void {
+    // The tap is an observer: its bugs must not break the protocol path.
+    try {
+      fn();
+    } catch (err) {
+      this.reportError(err);
+    }
+  }
+}
+
+function streamClosedError(): Error {
+  const err = new Error('cannot send: the output stream is closed (the peer has gone away)') as NodeJS.ErrnoException;
+  err.code = 'ERR_STREAM_DESTROYED';
+  return err;
+}

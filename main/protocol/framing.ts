@@ -1,0 +1,397 @@
+// Stdio framing for MCP: newline-delimited JSON (the MCP stdio transport) and LSP-style
+// Content-Length framing (some servers and hosts still speak it). MCP Transports › stdio:
+// a server MUST NOT write anything to stdout that is not a valid MCP message, and many do
+// anyway (banners, debug prints). So anything that is not a JSON-RPC 2.0 message becomes a
+// *fault* item, never an exception: one bad line cannot take a server (or the host) down
+// (ARCHITECTURE.md, "Stdout vs stderr").
+//
+// The decoder works on Buffers, not strings: a Content-Length is a count of bytes, and a
+// multibyte UTF-8 character may be split across two reads.
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Framing } from '../profiles/types';
+
+export type WireFraming = 'line' | 'content-length';
+
+export interface DecodedMessage {
+  type: 'message';
+  /** The parsed JSON exactly as it arrived (validated, not rewritten by the schema). */
+  message: JSONRPCMessage;
+  /** The JSON text of the message (without framing), for pass-through without re-serialisation. */
+  text: string;
+  /** Bytes this message took on the wire, framing included. */
+  bytes: number;
+  framing: WireFraming;
+}
+
+export interface DecodedFault {
+  type: 'fault';
+  /** What arrived, decoded as UTF-8; at most MAX_FAULT_RAW_BYTES, truncated with a marker. */
+  raw: string;
+  /** "not JSON: …", "not JSON-RPC 2.0: …", "message exceeds N bytes", … */
+  reason: string;
+  /** Bytes this fault took on the wire, framing included. */
+  bytes: number;
+  /** The framing it arrived in, when it was a complete frame. */
+  framing?: WireFraming;
+  /** For valid JSON that is not JSON-RPC: the parsed value (bounded by maxMessageBytes). */
+  json?: unknown;
+}
+
+export type DecodedItem = DecodedMessage | DecodedFault;
+
+export interface FrameDecoderOptions {
+  framing: Framing;
+  /** Largest message accepted, in bytes (body only for Content-Length, line without terminator otherwise). */
+  maxMessageBytes?: number;
+}
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+export const MAX_FAULT_RAW_BYTES = 2048;
+/** A Content-Length header block is a few dozen bytes; anything near this is not a header. */
+const MAX_HEADER_BLOCK_BYTES = 8192;
+
+const LF = 0x0a;
+const CR = 0x0d;
+const OPEN_BRACE = 0x7b;
+
+const HEADER_RE = /^([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*?)[ \t]*$/;
+// Per message in `auto`: a header line starts a Content-Length frame. Content-Type may come
+// first in LSP, so either header name opens one.
+const FRAME_START_RE = /^[ \t]*content-(length|type)[ \t]*:/i;
+
+type Mode =
+  | 'line' //        between messages or inside a line (header line or JSON line)
+  | 'discard-line' // an oversized line: drop bytes up to its newline
+  | 'headers' //     inside a Content-Length header block
+  | 'body' //        collecting a Content-Length body
+  | 'skip-body'; //  dropping an oversized Content-Length body
+
+export class FrameDecoder {
+  private readonly framing: Framing;
+  private readonly max: number;
+  private mode: Mode = 'line';
+
+  // Bytes of the current (incomplete) line or body, in arrival order.
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+
+  // Oversized line being discarded: its head (for the fault's raw text) and its length so far.
+  private discardHead: Buffer = Buffer.alloc(0);
+  private discardBytes = 0;
+  private discardReason = '';
+
+  // Content-Length frame in progress.
+  private headerBytes = 0;
+  private contentLength: number | undefined;
+  private bodyRemaining = 0;
+
+  constructor(options: FrameDecoderOptions) {
+    this.framing = options.framing;
+    this.max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (!Number.isInteger(this.max) || this.max <= 0) {
+      throw new Error(`maxMessageBytes: expected a positive integer, got ${String(options.maxMessageBytes)}`);
+    }
+  }
+
+  /** Bytes held while waiting for the rest of a message: never more than maxMessageBytes (+ a header block). */
+  get bufferedBytes(): number {
+    return this.partBytes + this.discardHead.length;
+  }
+
+  push(chunk: Buffer): DecodedItem[] {
+    const out: DecodedItem[] = [];
+    let pos = 0;
+    while (pos < chunk.length) {
+      switch (this.mode) {
+        case 'body': {
+          const take = Math.min(this.bodyRemaining, chunk.length - pos);
+          this.keep(chunk, pos, pos + take);
+          this.bodyRemaining -= take;
+          pos += take;
+          if (this.bodyRemaining === 0) out.push(this.finishBody());
+          break;
+        }
+        case 'skip-body': {
+          const take = Math.min(this.bodyRemaining, chunk.length - pos);
+          this.bodyRemaining -= take;
+          pos += take;
+          if (this.bodyRemaining === 0) this.mode = 'line';
+          break;
+        }
+        case 'discard-line': {
+          const nl = chunk.indexOf(LF, pos);
+          const end = nl === -1 ? chunk.length : nl + 1;
+          this.discardBytes += end - pos;
+          pos = end;
+          if (nl !== -1) {
+            out.push(this.oversizedLineFault());
+            this.mode = 'line';
+          }
+          break;
+        }
+        case 'line':
+        case 'headers': {
+          const nl = chunk.indexOf(LF, pos);
+          if (nl === -1) {
+            this.keep(chunk, pos, chunk.length);
+            pos = chunk.length;
+            this.checkPartialLine();
+            break;
+          }
+          let line: Buffer;
+          if (this.parts.length === 0) {
+            line = chunk.subarray(pos, nl);
+          } else {
+            this.keep(chunk, pos, nl);
+            line = this.take();
+          }
+          pos = nl + 1;
+          if (this.mode === 'line' && line.length > this.max) {
+            // The whole line arrived in one piece but is still too big.
+            this.startDiscard(line, line.length + 1, `message exceeds ${this.max} bytes`);
+            out.push(this.oversizedLineFault());
+            this.mode = 'line';
+            break;
+          }
+          const item = this.mode === 'line' ? this.onLine(line, 1) : this.onHeaderLine(line, 1);
+          if (item) out.push(item);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The stream ended: flush what is pending (a last line without its newline is still a message). */
+  end(): DecodedItem[] {
+    const out: DecodedItem[] = [];
+    switch (this.mode) {
+      case 'line': {
+        if (this.partBytes > 0) {
+          const item = this.onLine(this.take(), 0);
+          if (item) out.push(item);
+        }
+        break;
+      }
+      case 'discard-line':
+        out.push(this.oversizedLineFault());
+        break;
+      case 'headers': {
+        const raw = this.take();
+        out.push(fault(raw, 'stream ended inside a Content-Length header block', this.headerBytes + raw.length));
+        break;
+      }
+      case 'body': {
+        const raw = this.take();
+        out.push(
+          fault(
+            raw,
+            `stream ended after ${raw.length} of ${this.contentLength ?? 0} Content-Length body bytes`,
+            this.headerBytes + raw.length,
+          ),
+        );
+        break;
+      }
+      case 'skip-body':
+        break; // already reported when its header arrived
+    }
+    this.reset();
+    return out;
+  }
+
+  private reset(): void {
+    this.mode = 'line';
+    this.parts = [];
+    this.partBytes = 0;
+    this.discardHead = Buffer.alloc(0);
+    this.discardBytes = 0;
+    this.discardReason = '';
+    this.headerBytes = 0;
+    this.contentLength = undefined;
+    this.bodyRemaining = 0;
+  }
+
+  private keep(chunk: Buffer, start: number, end: number): void {
+    if (end <= start) return;
+    // Copy: a caller may reuse its chunk, and a small remainder must not pin a 64 KiB read.
+    this.parts.push(Buffer.from(chunk.subarray(start, end)));
+    this.partBytes += end - start;
+  }
+
+  private take(): Buffer {
+    const buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.partBytes);
+    this.parts = [];
+    this.partBytes = 0;
+    return buf;
+  }
+
+  /** Keep memory bounded while a line is still streaming in. */
+  private checkPartialLine(): void {
+    if (this.mode === 'line' && this.partBytes > this.max) {
+      const held = this.take();
+      this.startDiscard(held, held.length, `message exceeds ${this.max} bytes`);
+    } else if (this.mode === 'headers' && this.headerBytes + this.partBytes > MAX_HEADER_BLOCK_BYTES) {
+      const held = this.take();
+      this.startDiscard(held, this.headerBytes + held.length, `Content-Length header block exceeds ${MAX_HEADER_BLOCK_BYTES} bytes`);
+      this.headerBytes = 0;
+      this.contentLength = undefined;
+    }
+  }
+
+  private startDiscard(held: Buffer, bytesSoFar: number, reason: string): void {
+    this.discardHead = Buffer.from(held.subarray(0, MAX_FAULT_RAW_BYTES));
+    this.discardBytes = bytesSoFar;
+    this.discardReason = reason;
+    this.mode = 'discard-line';
+  }
+
+  /** The fault for a discarded line, emitted once its end is seen so its byte count is exact. */
+  private oversizedLineFault(): DecodedFault {
+    const item = fault(this.discardHead, this.discardReason, this.discardBytes, this.discardBytes);
+    this.discardHead = Buffer.alloc(0);
+    this.discardBytes = 0;
+    return item;
+  }
+
+  /** A complete line in 'line' mode; `terminator` is the byte count of its '\n' (0 at end of stream). */
+  private onLine(line: Buffer, terminator: number): DecodedItem | undefined {
+    const bytes = line.length + terminator;
+    const body = line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line;
+    if (isBlank(body)) return undefined; // blank lines between messages are noise, not faults
+
+    if (this.framing !== 'line' && body[0] !== OPEN_BRACE && FRAME_START_RE.test(headText(body))) {
+      this.mode = 'headers';
+      this.headerBytes = 0;
+      this.contentLength = undefined;
+      return this.onHeaderLine(line, terminator);
+    }
+    if (this.framing === 'content-length') {
+      return fault(body, 'expected a Content-Length header (framing is content-length)', bytes);
+    }
+    return validate(body, bytes, 'line');
+  }
+
+  private onHeaderLine(line: Buffer, terminator: number): DecodedItem | undefined {
+    this.headerBytes += line.length + terminator;
+    const body = line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line;
+
+    if (body.length === 0) {
+      // End of the header block ("\r\n\r\n"; a bare "\n\n" is tolerated).
+      const n = this.contentLength;
+      const headerBytes = this.headerBytes;
+      this.headerBytes = 0;
+      if (n === undefined) {
+        this.mode = 'line';
+        return fault(Buffer.alloc(0), 'Content-Length header missing', headerBytes);
+      }
+      if (n > this.max) {
+        // Skip the body as it streams rather than buffer it; the fault is reported now.
+        this.bodyRemaining = n;
+        this.mode = 'skip-body';
+        return fault(Buffer.alloc(0), `message exceeds ${this.max} bytes (Content-Length: ${n})`, headerBytes + n);
+      }
+      this.headerBytes = headerBytes;
+      this.bodyRemaining = n;
+      this.mode = 'body';
+      if (n === 0) return this.finishBody();
+      return undefined;
+    }
+
+    const m = this.headerBytes <= MAX_HEADER_BLOCK_BYTES ? HEADER_RE.exec(body.toString('utf8')) : null;
+    if (!m) {
+      const bytes = this.headerBytes;
+      this.headerBytes = 0;
+      this.contentLength = undefined;
+      this.mode = 'line';
+      return fault(body, 'malformed Content-Length header line', bytes);
+    }
+    if (m[1]!.toLowerCase() === 'content-length') {
+      const value = m[2]!;
+      if (!/^\d{1,15}$/.test(value)) {
+        const bytes = this.headerBytes;
+        this.headerBytes = 0;
+        this.contentLength = undefined;
+        this.mode = 'line';
+        return fault(body, `invalid Content-Length: expected a byte count, got ${JSON.stringify(value)}`, bytes);
+      }
+      this.contentLength = Number(value);
+    }
+    // Other headers (Content-Type) are accepted and ignored: the body is UTF-8 JSON either way.
+    return undefined;
+  }
+
+  private finishBody(): DecodedItem {
+    const body = this.take();
+    const bytes = this.headerBytes + body.length;
+    this.headerBytes = 0;
+    this.contentLength = undefined;
+    this.mode = 'line';
+    return validate(body, bytes, 'content-length');
+  }
+}
+
+function validate(body: Buffer, bytes: number, framing: WireFraming): DecodedItem {
+  const text = body.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ...fault(body, `not JSON: ${(err as Error).message}`, bytes), framing };
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (!parsed.success) {
+    // The parsed value rides along: the stdio gateway answers some non-JSON-RPC input itself
+    // (the legacy tool envelope, -32600 with the request's id).
+    return { ...fault(body, `not JSON-RPC 2.0: ${summarizeIssues(value, parsed.error.issues)}`, bytes), framing, json: value };
+  }
+  // Hand on the JSON as it arrived, not the schema's output: the schema strips unknown keys
+  // in places (error objects), and upstream results must pass through unchanged.
+  return { type: 'message', message: value as JSONRPCMessage, text, bytes, framing };
+}
+
+function summarizeIssues(value: unknown, issues: readonly { message: string; path: PropertyKey[] }[]): string {
+  if (Array.isArray(value)) return 'a batch (JSON array); MCP sends one message per frame';
+  if (value === null || typeof value !== 'object') return `expected an object, got ${value === null ? 'null' : typeof value}`;
+  if ((value as Record<string, unknown>).jsonrpc !== '2.0') return 'expected "jsonrpc": "2.0"';
+  const first = issues[0];
+  if (!first) return 'unknown shape';
+  const path = first.path.map(String).join('.');
+  return `not a request, notification or response${path ? ` (${path}: ${first.message})` : ` (${first.message})`}`;
+}
+
+function fault(raw: Buffer, reason: string, bytes: number, totalRawBytes = raw.length): DecodedFault {
+  return { type: 'fault', raw: truncateRaw(raw, totalRawBytes), reason, bytes };
+}
+
+/** At most MAX_FAULT_RAW_BYTES of UTF-8, cut on a character boundary, with a marker when cut. */
+export function truncateRaw(raw: Buffer, totalBytes = raw.length): string {
+  if (totalBytes <= MAX_FAULT_RAW_BYTES && raw.length === totalBytes) return raw.toString('utf8');
+  const marker = ` … [truncated, ${totalBytes} bytes]`;
+  let cut = Math.min(raw.length, MAX_FAULT_RAW_BYTES - Buffer.byteLength(marker));
+  // Back up over UTF-8 continuation bytes so no character is split.
+  while (cut > 0 && (raw[cut]! & 0xc0) === 0x80) cut--;
+  return raw.toString('utf8', 0, cut) + marker;
+}
+
+function isBlank(buf: Buffer): boolean {
+  for (const b of buf) if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
+  return true;
+}
+
+function headText(buf: Buffer): string {
+  return buf.toString('latin1', 0, Math.min(buf.length, 32));
+}
+
+/** One message, framed for the wire. */
+export function encodeMessage(message: JSONRPCMessage, framing: WireFraming): Buffer {
+  return encodeText(JSON.stringify(message), framing);
+}
+
+/** Already-serialised JSON, framed for the wire (pass-through without re-serialising). */
+export function encodeText(json: string, framing: WireFraming): Buffer {
+  // MCP stdio: messages are newline-delimited and MUST NOT contain embedded newlines;
+  // JSON.stringify never emits a raw newline, so a line is always one message.
+  if (framing === 'line') return Buffer.from(json + '\n', 'utf8');
+  const body = Buffer.from(json, 'utf8');
+  return Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]);
+}
