@@ -1,0 +1,198 @@
+// The audit store: one SQLite file per data directory (ARCHITECTURE.md, "Where state
+// lives"), a queued writer for the host and keyset-paged queries for the UI and CLI.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { MIGRATIONS, migrate, type Migration } from './migrations';
+import { AuditQueries } from './queries';
+import { DEFAULT_RETENTION, prune } from './retention';
+import type {
+  AuditStream,
+  DecisionFilter,
+  DecisionRow,
+  GapRow,
+  MessageFilter,
+  MessageRow,
+  PruneOptions,
+  PruneResult,
+  ServerRunRow,
+  SessionDetail,
+  SessionRow,
+  StderrFilter,
+  StderrRow,
+} from './types';
+import { QueuedWriter, type AuditWriter, type WriterOptions } from './writer';
+
+export const DB_FILE_NAME = 'gatehouse.db';
+
+export interface AuditStoreCommonOptions extends WriterOptions {
+  /** Pruned at open and every `pruneIntervalMs`; `false` turns retention off (the CLI's readers). */
+  retention?: PruneOptions | false;
+  /** Default one hour; 0 prunes at open only. */
+  pruneIntervalMs?: number;
+  /** How long a statement waits for another process's write lock. Default 5000. */
+  busyTimeoutMs?: number;
+  /** For tests of the migration machinery; the real list is MIGRATIONS. */
+  migrations?: readonly Migration[];
+}
+
+export type OpenAuditStoreOptions = ({ dataDir: string } | { file: string }) & AuditStoreCommonOptions;
+
+export interface AuditStore {
+  readonly file: string;
+  /** The protocol path's side: every method returns at once and never throws. */
+  readonly writer: AuditWriter;
+  /** Writes everything queued now (one transaction). */
+  flush(): void;
+  /** Flushes, then closes the database. Idempotent. */
+  close(): void;
+
+  listSessions(opts?: { limit?: number; profile?: string }): SessionRow[];
+  getSession(id: string): SessionDetail | undefined;
+  resolveSession(ref: string): { id: string } | { error: string };
+  serverRuns(session: string): ServerRunRow[];
+  queryMessages(filter?: MessageFilter): MessageRow[];
+  queryStderr(filter?: StderrFilter): StderrRow[];
+  queryDecisions(filter?: DecisionFilter): DecisionRow[];
+  queryGaps(session?: string): GapRow[];
+  exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter, out: Writable, stream?: AuditStream): Promise<number>;
+  prune(opts?: PruneOptions): PruneResult;
+}
+
+export function auditDbFile(dataDir: string): string {
+  return path.join(dataDir, DB_FILE_NAME);
+}
+
+/**
+ * Opens (creating and migrating as needed) the audit database. Throws when the file
+ * cannot be opened or was written by a newer Gatehouse (AuditSchemaTooNewError); after
+ * that, nothing the writer does throws.
+ */
+export function openAuditStore(opts: OpenAuditStoreOptions): AuditStore {
+  const file = 'file' in opts ? opts.file : auditDbFile(opts.dataDir);
+  const inMemory = file === ':memory:';
+  let created = false;
+  if (!inMemory) {
+    // The trail holds tool arguments and results: private to the user, like ~/.ssh.
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+    created = !fs.existsSync(file);
+  }
+  const db = new Database(file, { timeout: opts.busyTimeoutMs ?? 5_000 });
+  try {
+    if (created) fs.chmodSync(file, 0o600); // SQLite gives -wal and -shm the same mode
+    if (!hasTables(db)) {
+      // Only takes effect before the first table exists; lets prune give pages back.
+      db.pragma('auto_vacuum = INCREMENTAL');
+    }
+    db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: a power cut may lose the last commits, never corrupt the file;
+    // FULL would fsync every 25 ms batch for little gain in an audit trail.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${Math.floor(opts.busyTimeoutMs ?? 5_000)}`);
+    migrate(db, file, opts.migrations ?? MIGRATIONS);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return new SqliteAuditStore(db, file, opts);
+}
+
+function hasTables(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1`).get() !== undefined;
+}
+
+class SqliteAuditStore implements AuditStore {
+  readonly writer: QueuedWriter;
+  private readonly queries: AuditQueries;
+  private readonly pruneTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly file: string,
+    opts: AuditStoreCommonOptions,
+  ) {
+    this.writer = new QueuedWriter(db, opts);
+    this.queries = new AuditQueries(db);
+    const retention = opts.retention === undefined ? DEFAULT_RETENTION : opts.retention;
+    if (retention) {
+      const report = opts.onError ?? ((err: Error) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
+      const run = (): void => {
+        try {
+          this.writer.flush();
+          prune(db, retention);
+        } catch (err) {
+          report(new Error(`audit retention failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+        }
+      };
+      run();
+      const every = opts.pruneIntervalMs ?? 3_600_000;
+      if (every > 0) {
+        this.pruneTimer = setInterval(run, every);
+        this.pruneTimer.unref();
+      }
+    }
+  }
+
+  flush(): void {
+    if (!this.closed) this.writer.flush();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.writer.close();
+    this.db.close();
+  }
+
+  // Reads see this process's own writes: whatever is queued is flushed first.
+  private read(): AuditQueries {
+    if (this.closed) throw new Error(`audit store ${this.file} is closed`);
+    this.writer.flush();
+    return this.queries;
+  }
+
+  listSessions(opts?: { limit?: number; profile?: string }): SessionRow[] {
+    return this.read().listSessions(opts);
+  }
+
+  getSession(id: string): SessionDetail | undefined {
+    return this.read().getSession(id);
+  }
+
+  resolveSession(ref: string): { id: string } | { error: string } {
+    return this.read().resolveSession(ref);
+  }
+
+  serverRuns(session: string): ServerRunRow[] {
+    return this.read().serverRuns(session);
+  }
+
+  queryMessages(filter?: MessageFilter): MessageRow[] {
+    return this.read().queryMessages(filter);
+  }
+
+  queryStderr(filter?: StderrFilter): StderrRow[] {
+    return this.read().queryStderr(filter);
+  }
+
+  queryDecisions(filter?: DecisionFilter): DecisionRow[] {
+    return this.read().queryDecisions(filter);
+  }
+
+  queryGaps(session?: string): GapRow[] {
+    return this.read().queryGaps(session);
+  }
+
+  exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter, out: Writable, stream?: AuditStream): Promise<number> {
+    return this.read().exportJsonl(filter, out, stream);
+  }
+
+  prune(opts: PruneOptions = DEFAULT_RETENTION): PruneResult {
+    this.read();
+    return prune(this.db, opts);
+  }
+}

@@ -1,0 +1,506 @@
+// The audit writer: the protocol path only pushes onto bounded in-memory queues; a
+// timer drains them into SQLite in one transaction per tick (ARCHITECTURE.md: "The
+// protocol path never waits for the UI or the disk"). Nothing here throws into a caller.
+import type Database from 'better-sqlite3';
+import type { StderrLine, TrafficEvent } from '../protocol/types';
+import type {
+  AgentSessionStart,
+  DecisionRecord,
+  Ending,
+  ServerRunEnd,
+  ServerRunStart,
+  ServerStateChange,
+  SessionStart,
+  WriterStats,
+} from './types';
+
+/** What the host (supervisor, tap, gateway, approvals) calls. Every method returns at once. */
+export interface AuditWriter {
+  beginSession(s: SessionStart): void;
+  endSession(id: string, end?: Ending): void;
+  agentSessionStarted(a: AgentSessionStart): void;
+  agentSessionEnded(id: string, end?: Ending): void;
+  serverRunStarted(r: ServerRunStart): void;
+  serverRunEnded(r: ServerRunEnd): void;
+  serverState(s: ServerStateChange): void;
+  traffic(ev: TrafficEvent): void;
+  trafficBatch(evs: readonly TrafficEvent[]): void;
+  stderr(line: StderrLine): void;
+  stderrBatch(lines: readonly StderrLine[]): void;
+  decision(d: DecisionRecord): void;
+  stats(): WriterStats;
+}
+
+export interface WriterOptions {
+  /** Rows held in memory before the oldest traffic (then stderr) rows are dropped. */
+  maxQueuedRows?: number;
+  flushIntervalMs?: number;
+  /** Most rows one timer flush writes; the rest follow on the next turn of the event loop. */
+  maxRowsPerTick?: number;
+  onError?: (err: Error) => void;
+}
+
+export const DEFAULT_MAX_QUEUED_ROWS = 200_000;
+export const DEFAULT_FLUSH_INTERVAL_MS = 25;
+// Measured here: 50 000 traffic rows take ~250 ms in one transaction (JSON included), so
+// 10 000 keeps one slice near 50 ms. A steady 25 ms batch is far below this.
+export const DEFAULT_MAX_ROWS_PER_TICK = 10_000;
+// After a whole batch fails (disk full, lock held past busy_timeout) retry slower, so a
+// broken disk costs one attempt a second, not forty.
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
+// Rare, low-volume rows that define what the traffic belongs to. They are never dropped.
+type ControlOp =
+  | { t: 'session'; v: SessionStart; at: number }
+  | { t: 'sessionEnd'; id: string; at: number; reason?: string }
+  | { t: 'agent'; v: AgentSessionStart; at: number }
+  | { t: 'agentEnd'; id: string; at: number; reason?: string }
+  | { t: 'runStart'; v: ServerRunStart; at: number }
+  | { t: 'runEnd'; v: ServerRunEnd; at: number }
+  | { t: 'state'; v: ServerStateChange; at: number }
+  | { t: 'decision'; v: DecisionRecord; at: number };
+
+interface Gap {
+  session: string;
+  stream: 'messages' | 'stderr_lines';
+  dropped: number;
+  firstTs: number;
+  lastTs: number;
+}
+
+/** A FIFO with O(1) shift, so dropping the oldest row under pressure stays cheap. */
+class Fifo<T> {
+  private items: (T | undefined)[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(v: T): void {
+    this.items.push(v);
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const v = this.items[this.head];
+    this.items[this.head++] = undefined;
+    if (this.head > 4096 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return v;
+  }
+
+  /** Removes and returns up to `max` rows from the front. */
+  take(max: number): T[] {
+    if (max >= this.length) {
+      const out = (this.head ? this.items.slice(this.head) : this.items) as T[];
+      this.items = [];
+      this.head = 0;
+      return out;
+    }
+    const out = this.items.slice(this.head, this.head + max) as T[];
+    this.items = this.items.slice(this.head + max);
+    this.head = 0;
+    return out;
+  }
+
+  /** Put rows back in front (a failed batch), keeping their order. */
+  prepend(vs: T[]): void {
+    if (vs.length === 0) return;
+    this.items = (vs as (T | undefined)[]).concat(this.items.slice(this.head));
+    this.head = 0;
+  }
+}
+
+// Constraint and binding errors belong to one row; anything else (I/O, full disk, busy)
+// belongs to the whole batch, which is retried.
+function isRowError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== 'string') return true; // TypeError from binding, JSON.stringify of a cycle, …
+  return /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(code);
+}
+
+const n = (v: number | null | undefined): number | null => (v === undefined || v === null || !Number.isFinite(v) ? null : v);
+const s = (v: string | null | undefined): string | null => (v === undefined ? null : v);
+const json = (v: unknown): string | null => (v === undefined ? null : (JSON.stringify(v) ?? null));
+
+export class QueuedWriter implements AuditWriter {
+  private control: ControlOp[] = [];
+  private readonly trafficQ = new Fifo<TrafficEvent>();
+  private readonly stderrQ = new Fifo<StderrLine>();
+  private gaps = new Map<string, Gap>();
+  private timer: NodeJS.Timeout | undefined;
+  private retryMs = 0;
+  private failingSince: number | undefined;
+  private closed = false;
+  private warnedClosed = false;
+  private flushing = false;
+  private readonly counters = { written: 0, batches: 0, dropped: 0, failed: 0 };
+  private readonly maxQueued: number;
+  private readonly intervalMs: number;
+  private readonly rowsPerTick: number;
+  private readonly onError: (err: Error) => void;
+  private readonly writeBatch: (control: ControlOp[], stderr: StderrLine[], traffic: TrafficEvent[], gaps: Gap[]) => number;
+
+  constructor(
+    private readonly db: Database.Database,
+    opts: WriterOptions = {},
+  ) {
+    this.maxQueued = Math.max(1, opts.maxQueuedRows ?? DEFAULT_MAX_QUEUED_ROWS);
+    this.intervalMs = opts.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    this.rowsPerTick = Math.max(1, opts.maxRowsPerTick ?? DEFAULT_MAX_ROWS_PER_TICK);
+    this.onError = opts.onError ?? ((err) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
+    this.writeBatch = this.prepare();
+  }
+
+  // ------------------------------------------------------------ public (protocol path)
+
+  beginSession(v: SessionStart): void {
+    this.pushControl({ t: 'session', v, at: v.startedAt ?? Date.now() });
+  }
+
+  endSession(id: string, end: Ending = {}): void {
+    this.pushControl({ t: 'sessionEnd', id, at: end.endedAt ?? Date.now(), reason: end.reason });
+  }
+
+  agentSessionStarted(v: AgentSessionStart): void {
+    this.pushControl({ t: 'agent', v, at: v.startedAt ?? Date.now() });
+  }
+
+  agentSessionEnded(id: string, end: Ending = {}): void {
+    this.pushControl({ t: 'agentEnd', id, at: end.endedAt ?? Date.now(), reason: end.reason });
+  }
+
+  serverRunStarted(v: ServerRunStart): void {
+    this.pushControl({ t: 'runStart', v, at: v.startedAt ?? Date.now() });
+  }
+
+  serverRunEnded(v: ServerRunEnd): void {
+    this.pushControl({ t: 'runEnd', v, at: v.endedAt ?? Date.now() });
+  }
+
+  serverState(v: ServerStateChange): void {
+    this.pushControl({ t: 'state', v, at: v.ts ?? Date.now() });
+  }
+
+  decision(v: DecisionRecord): void {
+    this.pushControl({ t: 'decision', v, at: v.ts ?? Date.now() });
+  }
+
+  traffic(ev: TrafficEvent): void {
+    if (!this.accepting()) return;
+    this.makeRoom();
+    this.trafficQ.push(ev);
+    this.schedule();
+  }
+
+  trafficBatch(evs: readonly TrafficEvent[]): void {
+    if (!this.accepting()) return;
+    for (const ev of evs) {
+      this.makeRoom();
+      this.trafficQ.push(ev);
+    }
+    this.schedule();
+  }
+
+  stderr(line: StderrLine): void {
+    if (!this.accepting()) return;
+    this.makeRoom();
+    this.stderrQ.push(line);
+    this.schedule();
+  }
+
+  stderrBatch(lines: readonly StderrLine[]): void {
+    if (!this.accepting()) return;
+    for (const line of lines) {
+      this.makeRoom();
+      this.stderrQ.push(line);
+    }
+    this.schedule();
+  }
+
+  stats(): WriterStats {
+    return { queued: this.queued(), ...this.counters };
+  }
+
+  // ------------------------------------------------------------ store-facing
+
+  /**
+   * Writes what is queued in one transaction: everything by default; the timer passes a
+   * cap so that a backlog (after a stall) is worked off in slices that leave the event
+   * loop to the protocol path in between. Never throws.
+   */
+  flush(maxRows: number = Infinity): void {
+    if (this.flushing) return;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.queued() === 0 && this.gaps.size === 0) return;
+    this.flushing = true;
+    const control = this.control;
+    this.control = [];
+    const stderr = this.stderrQ.take(Math.max(0, maxRows - control.length));
+    const traffic = this.trafficQ.take(Math.max(0, maxRows - control.length - stderr.length));
+    const gaps = [...this.gaps.values()];
+    this.gaps = new Map();
+    try {
+      const failed = this.writeBatch(control, stderr, traffic, gaps);
+      this.counters.batches++;
+      this.counters.written += control.length + stderr.length + traffic.length - failed;
+      if (this.failingSince !== undefined) {
+        this.report(new Error(`audit writes resumed (failing since ${new Date(this.failingSince).toISOString()})`));
+        this.failingSince = undefined;
+      }
+      this.retryMs = 0;
+    } catch (err) {
+      // The transaction rolled back as a whole: put everything back, in order, and retry
+      // later. The queue bound still applies, so a dead disk cannot grow memory forever.
+      this.control = control.concat(this.control);
+      this.stderrQ.prepend(stderr);
+      this.trafficQ.prepend(traffic);
+      for (const g of gaps) this.mergeGap(g);
+      while (this.queued() > this.maxQueued && this.dropOldest());
+      if (this.failingSince === undefined) {
+        this.failingSince = Date.now();
+        this.report(new Error(`audit write failed, will retry: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+      }
+      this.retryMs = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, this.retryMs * 2));
+    } finally {
+      this.flushing = false;
+    }
+    if (this.queued() > 0 || this.gaps.size > 0) this.schedule(this.retryMs ? undefined : 0);
+  }
+
+  /** Flushes what is queued and stops accepting rows. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const left = this.queued();
+    if (left > 0) this.report(new Error(`audit store closed with ${left} rows unwritten (the last write failed)`));
+  }
+
+  // ------------------------------------------------------------ internals
+
+  private queued(): number {
+    return this.control.length + this.trafficQ.length + this.stderrQ.length;
+  }
+
+  private accepting(): boolean {
+    if (!this.closed) return true;
+    if (!this.warnedClosed) {
+      this.warnedClosed = true;
+      this.report(new Error('audit row written after the store was closed; ignored'));
+    }
+    return false;
+  }
+
+  private pushControl(op: ControlOp): void {
+    if (!this.accepting()) return;
+    // Control rows are never dropped (they are few and the rest of the trail hangs off
+    // them), but they still make room by pushing out traffic.
+    this.makeRoom();
+    this.control.push(op);
+    this.schedule();
+  }
+
+  private makeRoom(): void {
+    if (this.queued() >= this.maxQueued) this.dropOldest();
+  }
+
+  /** Drops the oldest traffic row, else the oldest stderr line; false when neither is left. */
+  private dropOldest(): boolean {
+    const ev = this.trafficQ.shift();
+    if (ev) {
+      this.addGap(ev.session, 'messages', ev.ts);
+      return true;
+    }
+    const line = this.stderrQ.shift();
+    if (line) {
+      this.addGap(line.session, 'stderr_lines', line.ts);
+      return true;
+    }
+    return false;
+  }
+
+  private addGap(session: string, stream: Gap['stream'], ts: number): void {
+    this.counters.dropped++;
+    this.mergeGap({ session, stream, dropped: 1, firstTs: ts, lastTs: ts });
+  }
+
+  /** Merges into the pending gap record of that session and stream (not counted again). */
+  private mergeGap(add: Gap): void {
+    const key = `${add.stream}\u0000${add.session}`;
+    const g = this.gaps.get(key);
+    if (g) {
+      g.dropped += add.dropped;
+      g.firstTs = Math.min(g.firstTs, add.firstTs);
+      g.lastTs = Math.max(g.lastTs, add.lastTs);
+    } else {
+      this.gaps.set(key, { ...add });
+    }
+  }
+
+  private schedule(delayMs?: number): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush(this.rowsPerTick);
+    }, delayMs ?? (this.retryMs || this.intervalMs));
+    // The writer must never keep the host alive on its own; close() flushes on the way out.
+    this.timer.unref();
+  }
+
+  private report(err: Error): void {
+    try {
+      this.onError(err);
+    } catch {
+      // An onError that throws must not take the flush (or the protocol path) with it.
+    }
+  }
+
+  private prepare(): QueuedWriter['writeBatch'] {
+    const db = this.db;
+    const st = {
+      session: db.prepare(
+        `INSERT INTO sessions (id, kind, profile, profile_file, workspace, host_pid, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      sessionEnd: db.prepare(`UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?`),
+      // A session that ends takes its open runs and agent sessions with it: a crashed
+      // supervisor may never report their end, and "still running" would be a lie.
+      sessionEndRuns: db.prepare(
+        `UPDATE server_runs SET ended_at = ?, end_reason = coalesce(end_reason, 'session ended') WHERE session = ? AND ended_at IS NULL`,
+      ),
+      sessionEndAgents: db.prepare(
+        `UPDATE agent_sessions SET ended_at = ?, end_reason = coalesce(end_reason, 'session ended') WHERE session = ? AND ended_at IS NULL`,
+      ),
+      agent: db.prepare(
+        `INSERT INTO agent_sessions (id, session, client_name, client_version, transport, started_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      agentEnd: db.prepare(`UPDATE agent_sessions SET ended_at = ?, end_reason = ? WHERE id = ?`),
+      runStart: db.prepare(
+        `INSERT INTO server_runs (session, server, run, pid, command, cwd, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session, server, run) DO UPDATE SET pid = excluded.pid, command = excluded.command,
+           cwd = excluded.cwd, started_at = excluded.started_at`,
+      ),
+      runEnd: db.prepare(
+        `UPDATE server_runs SET ended_at = ?, exit_code = ?, signal = ?, end_reason = ? WHERE session = ? AND server = ? AND run = ?`,
+      ),
+      state: db.prepare(`INSERT INTO server_states (session, server, run, ts, state, reason) VALUES (?, ?, ?, ?, ?, ?)`),
+      decision: db.prepare(
+        `INSERT INTO decisions (ts, session, agent_session, exchange, tool, server, decision, outcome, reason, rule,
+           fingerprint, answered_by, scope, waited_ms, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      message: db.prepare(
+        `INSERT INTO messages (tap_seq, ts, session, agent_session, server, direction, kind, method, rpc_id, bytes,
+           message, fault, exchange, decision, tool, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      stderr: db.prepare(`INSERT INTO stderr_lines (tap_seq, ts, session, server, run, line) VALUES (?, ?, ?, ?, ?, ?)`),
+      gap: db.prepare(`INSERT INTO audit_gaps (ts, session, stream, dropped, first_ts, last_ts) VALUES (?, ?, ?, ?, ?, ?)`),
+    };
+
+    const writeControl = (op: ControlOp): void => {
+      switch (op.t) {
+        case 'session': {
+          const v = op.v;
+          st.session.run(v.id, v.kind, s(v.profile), s(v.profileFile), s(v.workspace), n(v.hostPid), op.at);
+          return;
+        }
+        case 'sessionEnd':
+          st.sessionEnd.run(op.at, s(op.reason), op.id);
+          st.sessionEndRuns.run(op.at, op.id);
+          st.sessionEndAgents.run(op.at, op.id);
+          return;
+        case 'agent': {
+          const v = op.v;
+          st.agent.run(v.id, v.session, s(v.clientName), s(v.clientVersion), s(v.transport), op.at);
+          return;
+        }
+        case 'agentEnd':
+          st.agentEnd.run(op.at, s(op.reason), op.id);
+          return;
+        case 'runStart': {
+          const v = op.v;
+          st.runStart.run(v.session, v.server, v.run, n(v.pid), s(v.command), s(v.cwd), op.at);
+          return;
+        }
+        case 'runEnd': {
+          const v = op.v;
+          st.runEnd.run(op.at, n(v.exitCode), v.signal ?? null, s(v.reason), v.session, v.server, v.run);
+          return;
+        }
+        case 'state': {
+          const v = op.v;
+          st.state.run(v.session, v.server, n(v.run), op.at, v.state, s(v.reason));
+          return;
+        }
+        case 'decision': {
+          const v = op.v;
+          st.decision.run(op.at, v.session, s(v.agentSession), s(v.exchange), v.tool, s(v.server), v.decision, v.outcome,
+            s(v.reason), s(v.rule), s(v.fingerprint), s(v.answeredBy), s(v.scope), n(v.waitedMs), json(v.args));
+          return;
+        }
+      }
+    };
+
+    const writeMessage = (ev: TrafficEvent): void => {
+      st.message.run(n(ev.seq), ev.ts, ev.session, s(ev.agentSession), s(ev.server), ev.direction, ev.kind, s(ev.method),
+        ev.id === undefined || ev.id === null ? null : String(ev.id), ev.bytes, json(ev.message), s(ev.fault),
+        s(ev.exchange), s(ev.decision), s(ev.tool), n(ev.latencyMs));
+    };
+
+    const tx = db.transaction((control: ControlOp[], stderr: StderrLine[], traffic: TrafficEvent[], gaps: Gap[]): number => {
+      let failed = 0;
+      const guarded = (what: string, fn: () => void): void => {
+        try {
+          fn();
+        } catch (err) {
+          // A row-level error skips the row; anything else, or an error after which SQLite
+          // has already rolled the transaction back, fails (and requeues) the batch.
+          if (!isRowError(err) || !db.inTransaction) throw err;
+          failed++;
+          this.counters.failed++;
+          this.report(new Error(`audit: could not store ${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+        }
+      };
+      for (const op of control) guarded(describe(op), () => writeControl(op));
+      for (const line of stderr) {
+        guarded(`stderr line of ${line.server}`, () =>
+          st.stderr.run(n(line.seq), line.ts, line.session, line.server, line.run, line.line),
+        );
+      }
+      for (const ev of traffic) guarded(`${ev.kind} ${ev.method ?? ''} (${ev.direction})`, () => writeMessage(ev));
+      const now = Date.now();
+      for (const g of gaps) guarded('a queue-overflow record', () => st.gap.run(now, g.session, g.stream, g.dropped, g.firstTs, g.lastTs));
+      return failed;
+    });
+    return (control, stderr, traffic, gaps) => tx(control, stderr, traffic, gaps);
+  }
+}
+
+function describe(op: ControlOp): string {
+  switch (op.t) {
+    case 'session':
+      return `session ${op.v.id}`;
+    case 'sessionEnd':
+      return `the end of session ${op.id}`;
+    case 'agent':
+      return `agent session ${op.v.id}`;
+    case 'agentEnd':
+      return `the end of agent session ${op.id}`;
+    case 'runStart':
+      return `run ${op.v.run} of ${op.v.server} in session ${op.v.session}`;
+    case 'runEnd':
+      return `the end of run ${op.v.run} of ${op.v.server} in session ${op.v.session}`;
+    case 'state':
+      return `state ${op.v.state} of ${op.v.server} in session ${op.v.session}`;
+    case 'decision':
+      return `decision ${op.v.decision} for ${op.v.tool} in session ${op.v.session}`;
+  }
+}

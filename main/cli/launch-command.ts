@@ -1,0 +1,93 @@
+// `gatehouse launch --profile NAME|FILE`: start every server of a profile, put the gateway in
+// front of them on 127.0.0.1, print state changes (to stderr) as they happen, and run until
+// Ctrl-C, then shut everything down cleanly.
+import { parseArgs } from 'node:util';
+import { Host } from '../host';
+import { ProfileError } from '../profiles/profile-error';
+import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
+import { formatStatus, installShutdown } from './host-lifecycle';
+
+const USAGE = `usage: gatehouse launch --profile NAME|FILE [--port N] [--no-http] [--tool-surface friendly|canonical|both]
+                        [--data-dir DIR] [--no-approver] [--quiet]`;
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        profile: { type: 'string', short: 'p' },
+        port: { type: 'string' },
+        'no-http': { type: 'boolean' },
+        'tool-surface': { type: 'string' },
+        'data-dir': { type: 'string' },
+        'no-approver': { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    process.stderr.write(`gatehouse launch: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (!args.profile) {
+    process.stderr.write(`gatehouse launch: --profile is required\n${USAGE}\n`);
+    return 2;
+  }
+  const surface = args['tool-surface'];
+  if (surface !== undefined && !['friendly', 'canonical', 'both'].includes(surface)) {
+    process.stderr.write(`gatehouse launch: --tool-surface must be friendly, canonical or both, got '${surface}'\n`);
+    return 2;
+  }
+  const port = args.port === undefined ? 0 : Number(args.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`gatehouse launch: --port must be a port number, got '${args.port}'\n`);
+    return 2;
+  }
+  const log = (line: string) => {
+    if (!args.quiet) process.stderr.write(`${line}\n`);
+  };
+
+  const host = new Host({ dataDir: args['data-dir'] });
+  const shutdown = installShutdown(host, log);
+  let profile;
+  try {
+    profile = host.resolve(args.profile);
+  } catch (err) {
+    process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse launch: ${(err as Error).message}`}\n`);
+    await host.shutdown('profile refused');
+    return 1;
+  }
+  host.on('server-status', (_launch, s) => log(formatStatus(s)));
+  if (!args['no-approver']) {
+    const tty = openControllingTty();
+    if (tty) attachTtyApprover(host.broker, { input: tty.input, output: tty.output });
+    else log('gatehouse: no terminal to ask on: calls that need approval will be denied');
+  }
+  log(`gatehouse: launching profile '${profile.name}' (${profile.file})`);
+  const launch = await host.launch(profile, {
+    toolSurface: surface as 'friendly' | 'canonical' | 'both' | undefined,
+    httpPort: args['no-http'] ? undefined : port,
+    kind: 'launch',
+  });
+  const states = launch.statuses();
+  const ready = states.filter((s) => s.state === 'ready').length;
+  log(`gatehouse: ${ready} of ${states.length} servers ready; session ${launch.id}`);
+  if (launch.endpoint) {
+    log(`gatehouse: gateway  ${launch.endpoint.url}`);
+    // Shown once, on stderr, never in a URL (issue 3). GATEHOUSE_TOKEN pins it across runs.
+    if (!process.env.GATEHOUSE_TOKEN) log(`gatehouse: token    ${launch.token}`);
+    else log('gatehouse: token    (from GATEHOUSE_TOKEN)');
+  }
+  log('gatehouse: press Ctrl-C to stop');
+  await new Promise<void>(() => {
+    /* runs until a signal; installShutdown exits the process */
+  });
+  await shutdown('unreachable');
+  return 0;
+}

@@ -1,0 +1,741 @@
+// The governed gateway (issue 3; ARCHITECTURE.md "Data that flows"). One Gateway per launched
+// profile aggregates the supervised servers behind one MCP surface. Each downstream connection
+// (agent session) gets its own SDK `Server`; all of them share one upstream `Client` per server.
+//
+// Pass-through fidelity: upstream results are requested with a loose schema and handed back as
+// they came (the SDK Server re-parses tools/call results through CallToolResultSchema, which
+// would drop unknown fields, so tools/call is registered on the Protocol base handler).
+import { EventEmitter } from 'node:events';
+import type { Annotation, TapMeta } from '../protocol/traffic-tap';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol, type RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListRootsRequestSchema,
+  ListToolsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ReadResourceRequestSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+  type Implementation,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ResolvedProfile, ToolSurface } from '../profiles/types';
+import type { Supervisor } from '../supervisor/supervisor';
+import type { ManagedServer } from '../supervisor/managed-server';
+import type { Policy } from '../policy/engine';
+import type { ApprovalBroker } from '../approvals/broker';
+import { actionFingerprint } from '../policy/fingerprint';
+import { buildCapabilities } from '../policy/capabilities';
+import {
+  CAPABILITIES_TOOL,
+  advertisedTools,
+  buildSurface,
+  toAdvertised,
+  type Surface,
+  type SurfaceTool,
+} from './tool-surface';
+
+export const GATEWAY_NAME = 'gatehouse';
+export const GATEWAY_VERSION = '0.1.0';
+
+/** Upstream results are passed on as they came: parse nothing beyond "an object". */
+const LooseResult = z.looseObject({});
+
+export interface DecisionEvent {
+  ts: number;
+  session: string;
+  agentSession?: string;
+  exchange: string;
+  tool: string;
+  advertisedName?: string;
+  server: string;
+  decision: 'ALLOW' | 'APPROVAL' | 'DENY';
+  outcome: 'allowed' | 'denied' | 'approved' | 'timeout' | 'no_approver' | 'cancelled' | 'unavailable' | 'error';
+  reason: string;
+  rule?: string;
+  fingerprint: string;
+  answeredBy?: string;
+  args: unknown;
+}
+
+export interface AgentSessionInfo {
+  id: string;
+  transport: 'streamable-http' | 'sse' | 'stdio' | 'console';
+  startedAt: number;
+  client?: Implementation;
+  protocolVersion?: string;
+}
+
+type Events = {
+  decision: [DecisionEvent];
+  'agent-session': [AgentSessionInfo & { ended?: number }];
+  surface: [Surface];
+};
+
+interface SessionState {
+  info: AgentSessionInfo;
+  server: Server;
+  subscriptions: Set<string>;
+  lastActive: number;
+}
+
+interface InFlight {
+  agentSession: string;
+  exchange: string;
+}
+
+export interface GatewayOptions {
+  session: string;
+  profile: ResolvedProfile;
+  policy: Policy;
+  broker: ApprovalBroker;
+  toolSurface?: ToolSurface;
+}
+
+export interface CallContext {
+  agentSession: string;
+  /** Downstream JSON-RPC id, for the exchange id. */
+  requestId?: string | number;
+  progressToken?: string | number;
+  signal?: AbortSignal;
+  /** Sends a notification to the calling session (progress). */
+  notify?: (method: string, params: Record<string, unknown>) => Promise<void>;
+}
+
+function textResult(text: string, isError = false): CallToolResult {
+  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+}
+
+function oneLine(text: string, max = 300): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export class Gateway extends EventEmitter<Events> {
+  readonly session: string;
+  readonly profile: ResolvedProfile;
+  readonly surfaceKind: ToolSurface;
+  private supervisor: Supervisor | undefined;
+  private readonly policy: Policy;
+  private readonly broker: ApprovalBroker;
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly inflight = new Map<string, InFlight[]>();
+  /** Last tool list seen per server: kept while a server restarts so tools/list stays stable. */
+  private readonly knownTools = new Map<string, Tool[]>();
+  private surface: Surface;
+  private surfaceKey = '';
+  /** Tool and decision per downstream exchange, stamped on the response's traffic record. */
+  private readonly exchangeNotes = new Map<string, Annotation>();
+  private promptOwners = new Map<string, { server: string; name: string }>();
+  private resourceOwners = new Map<string, string>();
+  private templateOwners: Array<{ template: UriTemplate; server: string }> = [];
+
+  constructor(opts: GatewayOptions) {
+    super();
+    this.session = opts.session;
+    this.profile = opts.profile;
+    this.policy = opts.policy;
+    this.broker = opts.broker;
+    this.surfaceKind = opts.toolSurface ?? opts.profile.toolSurface;
+    this.surface = this.computeSurface();
+  }
+
+  /** Wire the supervisor (created with `clientFactory: (id) => gateway.createUpstreamClient(id)`). */
+  attach(supervisor: Supervisor): void {
+    this.supervisor = supervisor;
+    supervisor.on('tools', (serverId, tools) => {
+      if (tools.length === 0 && supervisor.get(serverId)?.status().state !== 'ready') return;
+      this.knownTools.set(serverId, tools);
+      this.refreshSurface();
+    });
+    supervisor.on('status', (s) => {
+      if (s.state === 'ready') void this.refreshCatalogs(s.id);
+    });
+    for (const [id, server] of supervisor.servers) {
+      const tools = server.tools();
+      if (tools.length > 0) this.knownTools.set(id, tools);
+      if (server.status().state === 'ready') void this.refreshCatalogs(id);
+    }
+    this.refreshSurface();
+  }
+
+  currentSurface(): Surface {
+    return this.surface;
+  }
+
+  agentSessions(): AgentSessionInfo[] {
+    return [...this.sessions.values()].map((s) => s.info);
+  }
+
+  // ---- tool surface -------------------------------------------------------------------------
+
+  private capabilitiesTool(): SurfaceTool {
+    const tool: Tool = {
+      name: CAPABILITIES_TOOL,
+      title: 'Gatehouse capabilities',
+      description:
+        'Lists every tool of this workspace with whether it is callable now, needs a person\'s approval, or is unavailable (server down or denied by policy), with a short summary of its constraints. Call it before planning work.',
+      inputSchema: { type: 'object', properties: {} },
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    };
+    return { canonical: CAPABILITIES_TOOL, server: 'gatehouse', upstreamName: CAPABILITIES_TOOL, tool, advertised: [] };
+  }
+
+  private computeSurface(): Surface {
+    const inputs = this.profile.servers
+      .filter((s) => this.knownTools.has(s.id))
+      .map((s) => ({ serverId: s.id, builtin: s.kind === 'builtin', tools: this.knownTools.get(s.id) ?? [] }));
+    return buildSurface(inputs, { surface: this.surfaceKind, aliases: this.profile.aliases, extra: [this.capabilitiesTool()] });
+  }
+
+  private refreshSurface(): void {
+    const next = this.computeSurface();
+    const key = JSON.stringify(advertisedTools(next));
+    this.surface = next;
+    if (key === this.surfaceKey) return;
+    const first = this.surfaceKey === '';
+    this.surfaceKey = key;
+    this.emit('surface', next);
+    if (!first) for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => {});
+  }
+
+  // ---- downstream sessions ------------------------------------------------------------------
+
+  /** Union of what the servers can do, plus what the gateway itself always offers. */
+  capabilities(): ServerCapabilities {
+    const caps: ServerCapabilities = { tools: { listChanged: true }, logging: {} };
+    for (const server of this.supervisor?.servers.values() ?? []) {
+      const c = server.status().capabilities;
+      if (!c) continue;
+      if (c.prompts) caps.prompts = { listChanged: true };
+      if (c.resources) caps.resources = { listChanged: true, subscribe: caps.resources?.subscribe || !!c.resources.subscribe };
+      if (c.completions) caps.completions = {};
+    }
+    return caps;
+  }
+
+  /** A new downstream session: an SDK Server, not yet connected to a transport. */
+  createSessionServer(info: Omit<AgentSessionInfo, 'startedAt'> & { startedAt?: number }): Server {
+    const agentSession = info.id;
+    const capabilities = this.capabilities();
+    const server = new Server(
+      { name: GATEWAY_NAME, version: GATEWAY_VERSION, title: `Gatehouse · ${this.profile.name}` },
+      {
+        capabilities,
+        instructions: `Gatehouse gateway for workspace profile '${this.profile.name}'. Call ${toAdvertised(CAPABILITIES_TOOL)} to see which tools are callable, need approval, or are unavailable.`,
+      },
+    );
+    const state: SessionState = {
+      info: { ...info, startedAt: info.startedAt ?? Date.now() },
+      server,
+      subscriptions: new Set(),
+      lastActive: Date.now(),
+    };
+    this.sessions.set(agentSession, state);
+    server.oninitialized = () => {
+      state.info.client = server.getClientVersion();
+      this.emit('agent-session', state.info);
+    };
+    server.onclose = () => {
+      this.sessions.delete(agentSession);
+      this.broker.clearSession(agentSession);
+      this.emit('agent-session', { ...state.info, ended: Date.now() });
+    };
+    const touch = () => (state.lastActive = Date.now());
+
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      touch();
+      return { tools: advertisedTools(this.surface) };
+    });
+    // Registered on the Protocol base so the result is not re-parsed (see file comment).
+    Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (request, extra) => {
+      touch();
+      const params = request.params;
+      return this.callTool(params.name, params.arguments ?? {}, {
+        agentSession,
+        requestId: extra.requestId,
+        progressToken: params._meta?.progressToken,
+        signal: extra.signal,
+        notify: (method, p) => extra.sendNotification({ method, params: p } as never),
+      }, params._meta);
+    });
+    // The SDK refuses handlers for capabilities we did not declare; declare what the servers have.
+    const caps = capabilities;
+    if (caps.prompts) {
+      server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await this.listPrompts() }));
+      server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
+        const owner = this.promptOwners.get(req.params.name);
+        if (!owner) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name}`);
+        return this.forward(owner.server, 'prompts/get', { ...req.params, name: owner.name }, extra.signal) as never;
+      });
+    }
+    if (caps.resources) {
+      server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await this.listResources() }));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await this.listTemplates() }));
+      server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
+        const owner = await this.resourceOwner(req.params.uri);
+        return this.forward(owner, 'resources/read', req.params, extra.signal) as never;
+      });
+    }
+    if (caps.resources?.subscribe) {
+      server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => {
+        const owner = await this.resourceOwner(req.params.uri);
+        await this.forward(owner, 'resources/subscribe', req.params, extra.signal);
+        state.subscriptions.add(req.params.uri);
+        return {};
+      });
+      server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => {
+        state.subscriptions.delete(req.params.uri);
+        const stillWanted = [...this.sessions.values()].some((s) => s.subscriptions.has(req.params.uri));
+        if (!stillWanted) {
+          const owner = await this.resourceOwner(req.params.uri);
+          await this.forward(owner, 'resources/unsubscribe', req.params, extra.signal);
+        }
+        return {};
+      });
+    }
+    if (caps.completions) {
+      server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
+        const ref = req.params.ref;
+        if (ref.type === 'ref/prompt') {
+          const owner = this.promptOwners.get(ref.name);
+          if (!owner) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+          return this.forward(owner.server, 'completion/complete', { ...req.params, ref: { ...ref, name: owner.name } }, extra.signal) as never;
+        }
+        const owner = await this.resourceOwner(ref.uri);
+        return this.forward(owner, 'completion/complete', req.params, extra.signal) as never;
+      });
+    }
+    server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+      // Logging level is per upstream server in MCP; forward to every server that logs.
+      await Promise.all(
+        this.readyServers()
+          .filter((s) => s.client?.getServerCapabilities()?.logging)
+          .map((s) => s.client!.request({ method: 'logging/setLevel', params: req.params }, LooseResult).catch(() => undefined)),
+      );
+      return {};
+    });
+    return server;
+  }
+
+  /**
+   * The tap hook for a downstream hop: the agent's request and the gateway's response are one
+   * exchange (`<agentSession>#<id>`, the same id callTool uses), carrying tool and decision.
+   */
+  downstreamAnnotate(agentSession: string): NonNullable<TapMeta['annotate']> {
+    return (_msg, outbound, cls) => {
+      if (cls.id === undefined) return undefined;
+      const exchange = `${agentSession}#${cls.id}`;
+      if (!outbound && cls.kind === 'request') return { exchange };
+      if (outbound && (cls.kind === 'response' || cls.kind === 'error')) {
+        const note = this.exchangeNotes.get(exchange);
+        if (note) this.exchangeNotes.delete(exchange);
+        return note ? { exchange, ...note } : undefined;
+      }
+      return undefined;
+    };
+  }
+
+  private noteExchange(exchange: string, note: Annotation): void {
+    if (this.exchangeNotes.size > 10_000) {
+      const oldest = this.exchangeNotes.keys().next();
+      if (!oldest.done) this.exchangeNotes.delete(oldest.value);
+    }
+    this.exchangeNotes.set(exchange, note);
+  }
+
+  // ---- tools/call ---------------------------------------------------------------------------
+
+  /**
+   * Resolve, decide, (ask,) forward. Used by tools/call of every downstream session, the
+   * legacy envelope and the UI's tool console. Returns the upstream result as it came, or a
+   * tool error (`isError: true`) for a denial or an unavailable server.
+   */
+  async callTool(name: string, args: Record<string, unknown>, ctx: CallContext, meta?: Record<string, unknown>): Promise<CallToolResult> {
+    const target = this.surface.lookup.get(name);
+    if (!target) {
+      // MCP 2025-11-25 (server/tools, Error Handling): unknown tools are a protocol error.
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    const exchange = `${ctx.agentSession}#${ctx.requestId ?? `console-${randomUUID().slice(0, 8)}`}`;
+    const decided = (d: DecisionEvent) => {
+      if (ctx.requestId !== undefined) this.noteExchange(exchange, { tool: d.tool, decision: d.decision });
+      this.emit('decision', d);
+    };
+    const redactedArgs = this.profile.redactor.redactJson(args);
+    const fingerprint = actionFingerprint(target.canonical, args);
+    const base = {
+      ts: Date.now(),
+      session: this.session,
+      agentSession: ctx.agentSession,
+      exchange,
+      tool: target.canonical,
+      advertisedName: name,
+      server: target.server,
+      fingerprint,
+      args: redactedArgs,
+    };
+    if (target.canonical === CAPABILITIES_TOOL) {
+      decided({ ...base, decision: 'ALLOW', outcome: 'allowed', reason: 'the capabilities tool is always callable' });
+      const report = this.capabilitiesReport();
+      return { content: [{ type: 'text', text: JSON.stringify(report, null, 2) }], structuredContent: report as never };
+    }
+
+    let verdict: ReturnType<Policy['decide']>;
+    try {
+      verdict = this.policy.decide({ tool: target.canonical, server: target.server, annotations: target.tool.annotations, args });
+    } catch (err) {
+      verdict = { decision: 'DENY', reason: `policy error: ${(err as Error).message}` };
+    }
+    if (verdict.decision === 'DENY') {
+      decided({ ...base, decision: 'DENY', outcome: 'denied', reason: verdict.reason, rule: verdict.rule });
+      return textResult(`DENY: ${oneLine(verdict.reason)}`, true);
+    }
+    let answeredBy: string | undefined;
+    let outcome: DecisionEvent['outcome'] = 'allowed';
+    if (verdict.decision === 'APPROVAL') {
+      const answer = await this.broker.request(
+        {
+          session: this.session,
+          agentSession: ctx.agentSession,
+          exchange,
+          tool: target.canonical,
+          advertisedName: name,
+          server: target.server,
+          args: redactedArgs,
+          annotations: target.tool.annotations,
+          reason: verdict.reason,
+          rule: verdict.rule,
+          kind: 'tool',
+          fingerprint,
+        },
+        { timeoutMs: this.profile.policy.approvalTimeoutS * 1000, signal: ctx.signal },
+      );
+      answeredBy = answer.by;
+      if (!answer.approved) {
+        const how = answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'denied';
+        decided({ ...base, decision: 'APPROVAL', outcome: how, reason: answer.reason, rule: verdict.rule, answeredBy });
+        return textResult(`DENY: ${oneLine(answer.reason)}`, true);
+      }
+      outcome = 'approved';
+    }
+    const upstream = this.supervisor?.get(target.server);
+    const client = upstream?.client;
+    if (!upstream || !client) {
+      const reason = this.unavailableReason(target.server, upstream);
+      decided({ ...base, decision: verdict.decision, outcome: 'unavailable', reason, rule: verdict.rule, answeredBy });
+      return textResult(reason, true);
+    }
+    decided({ ...base, decision: verdict.decision, outcome, reason: verdict.reason, rule: verdict.rule, answeredBy });
+
+    const params: Record<string, unknown> = { name: target.upstreamName, arguments: args };
+    const upstreamMeta = meta ? { ...meta } : undefined;
+    if (upstreamMeta) delete upstreamMeta.progressToken; // the SDK sets its own token (mapped back below)
+    if (upstreamMeta && Object.keys(upstreamMeta).length > 0) params._meta = upstreamMeta;
+    const options: RequestOptions = {
+      signal: ctx.signal,
+      timeout: upstream.spec.requestTimeoutMs,
+      resetTimeoutOnProgress: true,
+    };
+    if (ctx.progressToken !== undefined && ctx.notify) {
+      const token = ctx.progressToken;
+      const notify = ctx.notify;
+      options.onprogress = (p) => void notify('notifications/progress', { ...p, progressToken: token }).catch(() => {});
+    }
+    const flight: InFlight = { agentSession: ctx.agentSession, exchange };
+    this.pushInFlight(target.server, flight);
+    try {
+      const result = await upstream.requestAnnotated(
+        { method: 'tools/call', params },
+        LooseResult,
+        options,
+        { exchange, agentSession: ctx.agentSession, tool: target.canonical, decision: verdict.decision },
+      );
+      return result as CallToolResult;
+    } catch (err) {
+      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        const status = upstream.status();
+        return textResult(`server '${target.server}' went away during the call: ${status.state} (${status.reason})`, true);
+      }
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+        return textResult(`server '${target.server}' did not answer within ${upstream.spec.requestTimeoutMs / 1000}s`, true);
+      }
+      // A JSON-RPC error from the server is passed on as one.
+      throw err;
+    } finally {
+      this.popInFlight(target.server, flight);
+    }
+  }
+
+  private unavailableReason(serverId: string, upstream: ManagedServer | undefined): string {
+    if (!upstream) return `server '${serverId}' is not part of this launch`;
+    const s = upstream.status();
+    return `server '${serverId}' is unavailable: ${s.state} (${s.reason})`;
+  }
+
+  capabilitiesReport() {
+    const tools = this.surface.tools
+      .filter((t) => t.canonical !== CAPABILITIES_TOOL)
+      .map((t) => {
+        const upstream = this.supervisor?.get(t.server);
+        const available = !!upstream?.client;
+        return {
+          canonical: t.canonical,
+          advertised: t.advertised,
+          server: t.server,
+          title: t.tool.title,
+          annotations: t.tool.annotations,
+          available,
+          unavailableReason: available ? undefined : this.unavailableReason(t.server, upstream),
+        };
+      });
+    return buildCapabilities({ tools, policy: this.policy, policySpec: this.profile.policy });
+  }
+
+  // ---- prompts and resources ----------------------------------------------------------------
+
+  private readyServers(): ManagedServer[] {
+    return [...(this.supervisor?.servers.values() ?? [])].filter((s) => s.client);
+  }
+
+  private async forward(serverId: string, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    const upstream = this.supervisor?.get(serverId);
+    const client = upstream?.client;
+    if (!upstream || !client) throw new McpError(ErrorCode.InternalError, this.unavailableReason(serverId, upstream));
+    return client.request({ method, params: params as Record<string, unknown> }, LooseResult, {
+      signal,
+      timeout: upstream.spec.requestTimeoutMs,
+    });
+  }
+
+  private async listAll<T>(server: ManagedServer, method: string, key: string): Promise<T[]> {
+    const client = server.client;
+    if (!client) return [];
+    const out: T[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const res = (await client.request({ method, params: cursor ? { cursor } : {} }, LooseResult, { timeout: server.spec.requestTimeoutMs })) as Record<string, unknown>;
+      out.push(...((res[key] as T[]) ?? []));
+      cursor = typeof res.nextCursor === 'string' ? res.nextCursor : undefined;
+      if (!cursor) break;
+    }
+    return out;
+  }
+
+  private async refreshCatalogs(serverId: string): Promise<void> {
+    const server = this.supervisor?.get(serverId);
+    if (!server?.client) return;
+    const caps = server.client.getServerCapabilities();
+    try {
+      if (caps?.resources) {
+        const resources = await this.listAll<Resource>(server, 'resources/list', 'resources');
+        for (const r of resources) this.resourceOwners.set(r.uri, serverId);
+        const templates = await this.listAll<ResourceTemplate>(server, 'resources/templates/list', 'resourceTemplates');
+        this.templateOwners = this.templateOwners.filter((t) => t.server !== serverId);
+        for (const t of templates) this.templateOwners.push({ template: new UriTemplate(t.uriTemplate), server: serverId });
+      }
+    } catch {}
+  }
+
+  private async listPrompts(): Promise<Prompt[]> {
+    const perServer = await Promise.all(
+      this.readyServers()
+        .filter((s) => s.client?.getServerCapabilities()?.prompts)
+        .map(async (s) => ({ id: s.id, prompts: await this.listAll<Prompt>(s, 'prompts/list', 'prompts').catch(() => []) })),
+    );
+    // Same rule as tools: a prompt keeps its own name when unique, else `<server>_<name>`.
+    const counts = new Map<string, number>();
+    for (const p of perServer) for (const prompt of p.prompts) counts.set(prompt.name, (counts.get(prompt.name) ?? 0) + 1);
+    const owners = new Map<string, { server: string; name: string }>();
+    const out: Prompt[] = [];
+    for (const p of perServer) {
+      for (const prompt of p.prompts) {
+        const name = counts.get(prompt.name) === 1 ? prompt.name : toAdvertised(`${p.id}.${prompt.name}`);
+        owners.set(name, { server: p.id, name: prompt.name });
+        out.push({ ...prompt, name });
+      }
+    }
+    this.promptOwners = owners;
+    return out;
+  }
+
+  private async listResources(): Promise<Resource[]> {
+    const perServer = await Promise.all(
+      this.readyServers()
+        .filter((s) => s.client?.getServerCapabilities()?.resources)
+        .map(async (s) => ({ id: s.id, resources: await this.listAll<Resource>(s, 'resources/list', 'resources').catch(() => []) })),
+    );
+    const out: Resource[] = [];
+    for (const p of perServer) {
+      for (const r of p.resources) {
+        this.resourceOwners.set(r.uri, p.id);
+        out.push(r);
+      }
+    }
+    return out;
+  }
+
+  private async listTemplates(): Promise<ResourceTemplate[]> {
+    const perServer = await Promise.all(
+      this.readyServers()
+        .filter((s) => s.client?.getServerCapabilities()?.resources)
+        .map(async (s) => ({ id: s.id, templates: await this.listAll<ResourceTemplate>(s, 'resources/templates/list', 'resourceTemplates').catch(() => []) })),
+    );
+    const out: ResourceTemplate[] = [];
+    const owners: Array<{ template: UriTemplate; server: string }> = [];
+    for (const p of perServer) {
+      for (const t of p.templates) {
+        owners.push({ template: new UriTemplate(t.uriTemplate), server: p.id });
+        out.push(t);
+      }
+    }
+    this.templateOwners = owners;
+    return out;
+  }
+
+  /** Resources route by URI: a listed resource, then a matching template, then the only resource server. */
+  private async resourceOwner(uri: string): Promise<string> {
+    const known = this.resourceOwners.get(uri);
+    if (known) return known;
+    for (const t of this.templateOwners) if (t.template.match(uri)) return t.server;
+    const withResources = this.profile.servers.filter((s) => this.supervisor?.get(s.id)?.status().capabilities?.resources);
+    if (withResources.length === 1) return withResources[0]!.id;
+    // Not cached yet (or changed): refresh once, then give up with a clear error.
+    await this.listResources();
+    await this.listTemplates();
+    const again = this.resourceOwners.get(uri) ?? this.templateOwners.find((t) => t.template.match(uri))?.server;
+    if (again) return again;
+    throw new McpError(ErrorCode.InvalidParams, `Resource not found: no server of this profile offers ${uri}`);
+  }
+
+  // ---- upstream clients and server→client requests -----------------------------------------
+
+  private pushInFlight(serverId: string, flight: InFlight): void {
+    const list = this.inflight.get(serverId) ?? [];
+    list.push(flight);
+    this.inflight.set(serverId, list);
+  }
+
+  private popInFlight(serverId: string, flight: InFlight): void {
+    const list = this.inflight.get(serverId);
+    if (!list) return;
+    const i = list.indexOf(flight);
+    if (i >= 0) list.splice(i, 1);
+  }
+
+  /**
+   * Which downstream session a server→client request belongs to. stdio carries no link between
+   * a server's request and the call that caused it, so: the most recent call in flight to that
+   * server; else the session that most recently used the gateway. Documented in docs/gateway.md.
+   */
+  private routeFor(serverId: string, capability: keyof ClientCapabilities): SessionState | undefined {
+    const flights = this.inflight.get(serverId) ?? [];
+    for (let i = flights.length - 1; i >= 0; i--) {
+      const s = this.sessions.get(flights[i]!.agentSession);
+      if (s) return s.server.getClientCapabilities()?.[capability] ? s : undefined;
+    }
+    const recent = [...this.sessions.values()].sort((a, b) => b.lastActive - a.lastActive);
+    return recent.find((s) => s.server.getClientCapabilities()?.[capability]);
+  }
+
+  /** The SDK client for one upstream server run, declaring what the gateway can route back. */
+  createUpstreamClient(serverId: string): Client {
+    const client = new Client(
+      { name: GATEWAY_NAME, version: GATEWAY_VERSION },
+      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
+      const decision = this.policy.decideSampling(serverId);
+      const flight = (this.inflight.get(serverId) ?? []).at(-1);
+      const exchange = flight?.exchange ?? `${serverId}#sampling-${randomUUID().slice(0, 8)}`;
+      const base = {
+        ts: Date.now(),
+        session: this.session,
+        agentSession: flight?.agentSession,
+        exchange,
+        tool: 'sampling/createMessage',
+        server: serverId,
+        fingerprint: actionFingerprint('sampling/createMessage', req.params),
+        args: this.profile.redactor.redactJson(req.params),
+      };
+      if (decision.decision === 'DENY') {
+        this.emit('decision', { ...base, decision: 'DENY', outcome: 'denied', reason: decision.reason, rule: decision.rule });
+        throw new McpError(ErrorCode.InvalidRequest, `DENY: ${decision.reason}`);
+      }
+      if (decision.decision === 'APPROVAL') {
+        const answer = await this.broker.request(
+          { session: this.session, agentSession: flight?.agentSession, exchange, tool: 'sampling/createMessage', server: serverId, args: base.args, reason: decision.reason, rule: decision.rule, kind: 'sampling' } as never,
+          { timeoutMs: this.profile.policy.approvalTimeoutS * 1000, signal: extra.signal },
+        );
+        if (!answer.approved) {
+          this.emit('decision', { ...base, decision: 'APPROVAL', outcome: answer.how === 'timeout' ? 'timeout' : 'denied', reason: answer.reason, answeredBy: answer.by });
+          throw new McpError(ErrorCode.InvalidRequest, `DENY: ${answer.reason}`);
+        }
+      }
+      this.emit('decision', { ...base, decision: decision.decision, outcome: decision.decision === 'ALLOW' ? 'allowed' : 'approved', reason: decision.reason, rule: decision.rule });
+      const target = this.routeFor(serverId, 'sampling');
+      if (!target) throw new McpError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}'`);
+      return target.server.request({ method: 'sampling/createMessage', params: req.params }, LooseResult, { signal: extra.signal }) as never;
+    });
+    client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+      const target = this.routeFor(serverId, 'elicitation');
+      // Nobody downstream can ask the user: decline (the spec's answer for "not now").
+      if (!target) return { action: 'decline' };
+      return target.server.request({ method: 'elicitation/create', params: req.params }, LooseResult, { signal: extra.signal }) as never;
+    });
+    client.setRequestHandler(ListRootsRequestSchema, async (_req, extra) => {
+      const target = this.routeFor(serverId, 'roots');
+      if (target) return target.server.request({ method: 'roots/list' }, LooseResult, { signal: extra.signal }) as never;
+      // No agent roots: the workspace is the one root this profile confines servers to.
+      return { roots: [{ uri: `file://${this.profile.workspace}`, name: `${this.profile.name} workspace` }] };
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      const params = { ...n.params, logger: n.params.logger ? `${serverId}/${n.params.logger}` : serverId };
+      for (const s of this.sessions.values()) void s.server.sendLoggingMessage(params as never).catch(() => {});
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      for (const s of this.sessions.values()) {
+        if (s.subscriptions.has(n.params.uri)) void s.server.sendResourceUpdated(n.params).catch(() => {});
+      }
+    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      void this.refreshCatalogs(serverId);
+      for (const s of this.sessions.values()) void s.server.sendResourceListChanged().catch(() => {});
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      for (const s of this.sessions.values()) void s.server.sendPromptListChanged().catch(() => {});
+    });
+    return client;
+  }
+
+  /** Ends every downstream session (their transports close). */
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.server.close().catch(() => {})));
+    this.sessions.clear();
+  }
+
+}

@@ -1,0 +1,33 @@
+// `gatehouse tools spec`: MCP_TOOL_SPECIFICATION.md for the tools a launched profile's servers
+// advertise, with the invocation names the gateway really uses (friendly and canonical).
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { generateToolSpecMarkdown } from '../tools/spec-doc';
+import type { Launch } from '../host';
+import { toAdvertised } from './tool-surface';
+
+export function generateProfileToolSpec(launch: Launch, onlyServer?: string, securityNotes?: Readonly<Record<string, readonly string[]>>): string {
+  const surface = launch.gateway.currentSurface();
+  const parts: string[] = [];
+  for (const spec of launch.profile.servers) {
+    if (onlyServer && spec.id !== onlyServer) continue;
+    const server = launch.supervisor.get(spec.id);
+    const tools = server?.tools() ?? [];
+    const byUpstream = new Map(surface.tools.filter((t) => t.server === spec.id).map((t) => [t.upstreamName, t]));
+    const status = server?.status();
+    parts.push(
+      generateToolSpecMarkdown({
+        serverId: spec.id,
+        serverName: status?.serverInfo?.name ?? spec.id,
+        tools,
+        canonicalName: (tool: Tool) => byUpstream.get(tool.name)?.canonical ?? `${spec.id}.${tool.name}`,
+        friendlyName: (tool: Tool) => {
+          const t = byUpstream.get(tool.name);
+          const canonicalAdv = toAdvertised(t?.canonical ?? `${spec.id}.${tool.name}`);
+          return t?.advertised.find((n) => n !== canonicalAdv) ?? canonicalAdv;
+        },
+        securityNotes,
+      }),
+    );
+  }
+  return parts.join('\n\n');
+}

@@ -1,0 +1,155 @@
+// Names (ARCHITECTURE.md, "Names: friendly and canonical tool surfaces").
+//
+// Canonical name: `<server-id>.<tool-name>` for an upstream tool; a built-in tool's own name
+// (`fs.read`, ...). Policy, approvals and audit speak canonical names only.
+// Advertised names must match ^[A-Za-z0-9_-]{1,64}$ (the strictest common client rule).
+//
+// Collision rule (deterministic; never "last one wins"). Names are claimed in this order of
+// precedence, and a lower tier never takes a name a higher tier holds:
+//   1. canonical advertised names (`files_read_file`), in `canonical`/`both` surfaces;
+//   2. profile aliases (`search`);
+//   3. built-in friendly names (`read_file`, `run_command`, ...);
+//   4. an upstream tool's own name, only when exactly one tool of the profile has it.
+// Within a tier, a name wanted by two tools goes to neither: both stay reachable through their
+// canonical names, and the clash is reported (see `conflicts`). So adding a server can only
+// remove an ambiguous friendly name, never silently re-point it at another tool.
+import { createHash } from 'node:crypto';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolSurface } from '../profiles/types';
+
+export const ADVERTISED_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+export const FRIENDLY_META_KEY = 'gatehouse/friendlyName';
+export const CANONICAL_META_KEY = 'gatehouse/canonicalName';
+export const CAPABILITIES_TOOL = 'gatehouse.capabilities';
+
+export interface SurfaceInput {
+  serverId: string;
+  /** Built-in servers name their tools canonically themselves (`fs.read`). */
+  builtin: boolean;
+  tools: Tool[];
+}
+
+export interface SurfaceTool {
+  canonical: string;
+  server: string;
+  /** The tool's name on its own server, what the upstream call uses. */
+  upstreamName: string;
+  tool: Tool;
+  /** Names this tool is advertised under in tools/list (one or more; may be empty if all clashed in friendly mode — then the canonical form is advertised). */
+  advertised: string[];
+}
+
+export interface Surface {
+  tools: SurfaceTool[];
+  /** Every name a call may use (advertised names, aliases, dotted canonical) → canonical. */
+  lookup: Map<string, SurfaceTool>;
+  conflicts: string[];
+}
+
+/** `files.read_file` → `files_read_file`, made safe for every client. */
+export function toAdvertised(canonical: string): string {
+  let name = canonical.replace(/\./g, '_').replace(/[^A-Za-z0-9_-]/g, '_');
+  if (name.length === 0) name = '_';
+  if (name.length > 64) {
+    // Keep names unique after truncation: a short hash of the full canonical name.
+    const hash = createHash('sha256').update(canonical).digest('hex').slice(0, 8);
+    name = `${name.slice(0, 55)}_${hash}`;
+  }
+  return name;
+}
+
+export function canonicalName(input: SurfaceInput, tool: Tool): string {
+  return input.builtin ? tool.name : `${input.serverId}.${tool.name}`;
+}
+
+export function buildSurface(
+  inputs: SurfaceInput[],
+  opts: { surface: ToolSurface; aliases: Record<string, string>; extra?: SurfaceTool[] },
+): Surface {
+  const conflicts: string[] = [];
+  const all: SurfaceTool[] = [...(opts.extra ?? [])];
+  for (const input of inputs) {
+    for (const tool of input.tools) {
+      all.push({ canonical: canonicalName(input, tool), server: input.serverId, upstreamName: tool.name, tool, advertised: [] });
+    }
+  }
+  const byCanonical = new Map<string, SurfaceTool>();
+  for (const t of all) {
+    if (byCanonical.has(t.canonical)) {
+      conflicts.push(`two tools have the canonical name ${t.canonical}; the second (server ${t.server}) is not reachable`);
+      continue;
+    }
+    byCanonical.set(t.canonical, t);
+  }
+  const tools = [...byCanonical.values()];
+
+  const taken = new Map<string, SurfaceTool>();
+  const claimTier = (wants: Array<[string, SurfaceTool]>, tier: string) => {
+    const counts = new Map<string, SurfaceTool[]>();
+    for (const [name, t] of wants) {
+      if (!ADVERTISED_NAME.test(name)) continue;
+      const list = counts.get(name) ?? [];
+      if (!list.includes(t)) list.push(t);
+      counts.set(name, list);
+    }
+    for (const [name, list] of counts) {
+      const holder = taken.get(name);
+      if (holder) {
+        if (!list.includes(holder)) conflicts.push(`${tier} name '${name}' of ${list.map((t) => t.canonical).join(', ')} is already ${holder.canonical}'s`);
+        continue;
+      }
+      if (list.length > 1) {
+        conflicts.push(`${tier} name '${name}' is wanted by ${list.map((t) => t.canonical).join(' and ')}; neither gets it`);
+        continue;
+      }
+      taken.set(name, list[0]!);
+    }
+  };
+
+  // Canonical advertised names are always claimed first (they are reachable in every surface).
+  claimTier(tools.map((t) => [toAdvertised(t.canonical), t]), 'canonical');
+  const aliasWants: Array<[string, SurfaceTool]> = [];
+  for (const [alias, target] of Object.entries(opts.aliases)) {
+    const t = byCanonical.get(target);
+    if (t) aliasWants.push([alias, t]);
+    else conflicts.push(`alias '${alias}' points at ${target}, which no server offers`);
+  }
+  claimTier(aliasWants, 'alias');
+  const builtinWants: Array<[string, SurfaceTool]> = [];
+  const upstreamWants: Array<[string, SurfaceTool]> = [];
+  for (const t of tools) {
+    const friendly = t.tool._meta?.[FRIENDLY_META_KEY];
+    if (typeof friendly === 'string') builtinWants.push([friendly, t]);
+    else if (t.canonical !== CAPABILITIES_TOOL) upstreamWants.push([t.upstreamName, t]);
+  }
+  claimTier(builtinWants, 'built-in');
+  claimTier(upstreamWants, 'friendly');
+
+  const lookup = new Map<string, SurfaceTool>();
+  for (const [name, t] of taken) lookup.set(name, t);
+  for (const t of tools) lookup.set(t.canonical, t);
+
+  for (const t of tools) {
+    const canonicalAdv = toAdvertised(t.canonical);
+    const friendlyNames = [...taken].filter(([name, holder]) => holder === t && name !== canonicalAdv).map(([name]) => name);
+    // Aliases (tier 2) are in friendlyNames too; list the natural friendly name first.
+    const natural = friendlyNames.filter((n) => !(n in opts.aliases));
+    const aliasNames = friendlyNames.filter((n) => n in opts.aliases);
+    const friendly = [...natural, ...aliasNames];
+    if (opts.surface === 'canonical') t.advertised = [canonicalAdv];
+    else if (opts.surface === 'friendly') t.advertised = friendly.length > 0 ? friendly : [canonicalAdv];
+    else t.advertised = [...new Set([...friendly, canonicalAdv])];
+  }
+  return { tools, lookup, conflicts };
+}
+
+/** The tools/list entries for a surface: the upstream tool with its advertised name. */
+export function advertisedTools(surface: Surface): Tool[] {
+  const out: Tool[] = [];
+  for (const t of surface.tools) {
+    for (const name of t.advertised) {
+      out.push({ ...t.tool, name, _meta: { ...t.tool._meta, [CANONICAL_META_KEY]: t.canonical } });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,198 @@
+// The composition root (ARCHITECTURE.md): the one object the Electron shell, the web shell and
+// the CLI all drive. A Host owns the traffic tap, the stderr bus, the approvals broker and the
+// audit store; each launched profile becomes a Launch with its supervisor, gateway and
+// (optionally) its Streamable HTTP endpoint. Sessions belong to the host, not to a window.
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { compilePolicy } from './policy/engine';
+import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
+import { openAuditStore, type AuditStore } from './audit/store';
+import { loadProfileFile } from './profiles/loader';
+import { resolveProfile } from './profiles/resolve';
+import { findProfile } from './profiles/registry';
+import type { ResolvedProfile, ToolSurface } from './profiles/types';
+import { EnvSecretProvider, type SecretProvider } from './secrets/provider';
+import { StderrBus, TrafficTap } from './protocol/traffic-tap';
+import { Supervisor } from './supervisor/supervisor';
+import type { ServerStatus } from './supervisor/types';
+import { Gateway, type DecisionEvent } from './gateway/gateway';
+import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
+import { dataDir as defaultDataDir } from './paths';
+
+export interface HostOptions {
+  dataDir?: string;
+  env?: NodeJS.ProcessEnv;
+  secrets?: SecretProvider;
+  /** Open the audit store (default true). */
+  audit?: boolean;
+  /** Shutdown grace periods handed to every server. */
+  stdinGraceMs?: number;
+  termGraceMs?: number;
+}
+
+export interface LaunchOptions {
+  toolSurface?: ToolSurface;
+  /** Serve the gateway over Streamable HTTP on this port (0 = any free port). */
+  httpPort?: number;
+  /** Bearer token for the HTTP endpoint; default GATEHOUSE_TOKEN or a fresh random one. */
+  token?: string;
+  kind?: 'launch' | 'gateway' | 'serve';
+}
+
+export class Launch {
+  readonly startedAt = Date.now();
+  endpoint: HttpEndpoint | undefined;
+  token: string | undefined;
+  stopped = false;
+
+  constructor(
+    readonly id: string,
+    readonly profile: ResolvedProfile,
+    readonly supervisor: Supervisor,
+    readonly gateway: Gateway,
+  ) {}
+
+  statuses(): ServerStatus[] {
+    return this.supervisor.statuses();
+  }
+}
+
+type HostEvents = {
+  'server-status': [string, ServerStatus];
+  launched: [Launch];
+  stopped: [Launch];
+  decision: [DecisionEvent];
+  approval: [ApprovalEvent];
+};
+
+export class Host extends EventEmitter<HostEvents> {
+  readonly tap = new TrafficTap();
+  readonly stderrBus = new StderrBus();
+  readonly broker = new ApprovalBroker();
+  readonly dataDir: string;
+  readonly audit: AuditStore | undefined;
+  readonly launches = new Map<string, Launch>();
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly secrets: SecretProvider;
+  private readonly unsubscribe: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly opts: HostOptions = {}) {
+    super();
+    this.env = opts.env ?? process.env;
+    this.dataDir = opts.dataDir ?? defaultDataDir(this.env);
+    this.secrets = opts.secrets ?? new EnvSecretProvider(this.env);
+    if (opts.audit !== false) {
+      this.audit = openAuditStore({ dataDir: this.dataDir });
+      const writer = this.audit.writer;
+      // The audit writer drains the buses in batches; the protocol path never waits for it.
+      this.unsubscribe.push(this.tap.subscribe((batch) => writer.trafficBatch(batch)));
+      this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
+    }
+    this.unsubscribe.push(this.broker.onEvent((e) => this.emit('approval', e)));
+  }
+
+  /** Load, validate and resolve a profile by name or path; throws ProfileError with file:line:col. */
+  resolve(ref: string): ResolvedProfile {
+    const file = findProfile(ref);
+    const loaded = loadProfileFile(file);
+    return resolveProfile(loaded, { dataDir: this.dataDir, env: this.env, secrets: this.secrets });
+  }
+
+  /** Launch a profile: resolve it fully first (nothing starts half-way), then start its servers. */
+  async launch(ref: string | ResolvedProfile, opts: LaunchOptions = {}): Promise<Launch> {
+    if (this.closed) throw new Error('host is shutting down');
+    const profile = typeof ref === 'string' ? this.resolve(ref) : ref;
+    const id = randomUUID();
+    const policy = compilePolicy(profile.policy, { workspace: profile.workspace });
+    for (const problem of policy.problems) process.stderr.write(`gatehouse: policy: ${problem}\n`);
+    const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface });
+    const supervisor = new Supervisor(profile, {
+      session: id,
+      tap: this.tap,
+      stderrBus: this.stderrBus,
+      hostEnv: this.env,
+      clientFactory: (serverId) => gateway.createUpstreamClient(serverId),
+      stdinGraceMs: this.opts.stdinGraceMs,
+      termGraceMs: this.opts.termGraceMs,
+    });
+    const launch = new Launch(id, profile, supervisor, gateway);
+    this.launches.set(id, launch);
+    this.wireAudit(launch, opts.kind ?? 'launch');
+    supervisor.on('status', (s) => this.emit('server-status', id, s));
+    gateway.on('decision', (d) => this.emit('decision', d));
+    gateway.attach(supervisor);
+    await supervisor.startAll();
+    if (opts.httpPort !== undefined) {
+      launch.token = opts.token ?? this.env.GATEHOUSE_TOKEN ?? generateToken();
+      launch.endpoint = await startHttpEndpoint({
+        gateway,
+        tap: this.tap,
+        redactor: profile.redactor,
+        port: opts.httpPort,
+        token: launch.token,
+      });
+    }
+    this.emit('launched', launch);
+    return launch;
+  }
+
+  private wireAudit(launch: Launch, kind: 'launch' | 'gateway' | 'serve'): void {
+    const writer = this.audit?.writer;
+    if (!writer) return;
+    const { id, profile, supervisor, gateway } = launch;
+    writer.beginSession({ id, kind, profile: profile.name, profileFile: profile.file, workspace: profile.workspace, hostPid: process.pid });
+    supervisor.on('status', (s) => writer.serverState({ session: id, server: s.id, run: s.run, state: s.state, reason: s.reason }));
+    supervisor.on('run-started', (server, r) =>
+      writer.serverRunStarted({ session: id, server, run: r.run, pid: r.pid, command: r.command, cwd: r.cwd, startedAt: r.startedAt }),
+    );
+    supervisor.on('run-ended', (server, r, e) =>
+      writer.serverRunEnded({ session: id, server, run: r.run, endedAt: e.at, exitCode: e.code, signal: e.signal, reason: e.reason }),
+    );
+    gateway.on('decision', (d) =>
+      writer.decision({
+        ts: d.ts,
+        session: d.session,
+        agentSession: d.agentSession,
+        exchange: d.exchange,
+        tool: d.tool,
+        server: d.server,
+        decision: d.decision,
+        outcome: d.outcome,
+        reason: d.reason,
+        rule: d.rule,
+        fingerprint: d.fingerprint,
+        answeredBy: d.answeredBy,
+        args: d.args,
+      }),
+    );
+    gateway.on('agent-session', (a) => {
+      if (a.ended) writer.agentSessionEnded(a.id, { endedAt: a.ended });
+      else writer.agentSessionStarted({ id: a.id, session: id, clientName: a.client?.name, clientVersion: a.client?.version, transport: a.transport, startedAt: a.startedAt });
+    });
+  }
+
+  async stop(launchId: string, reason = 'stopped'): Promise<void> {
+    const launch = this.launches.get(launchId);
+    if (!launch || launch.stopped) return;
+    launch.stopped = true;
+    await launch.endpoint?.close();
+    await launch.gateway.close();
+    await launch.supervisor.stopAll(reason);
+    this.broker.clearLaunch(launchId);
+    this.audit?.writer.endSession(launchId, { reason });
+    this.launches.delete(launchId);
+    this.emit('stopped', launch);
+  }
+
+  /** Stop every launch, flush the audit store and close it. Idempotent. */
+  async shutdown(reason = 'host shutdown'): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.launches.keys()].map((id) => this.stop(id, reason)));
+    for (const u of this.unsubscribe) u();
+    this.tap.close();
+    this.stderrBus.close();
+    this.audit?.close();
+  }
+}

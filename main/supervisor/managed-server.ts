@@ -1,0 +1,584 @@
+// One supervised MCP server: a stdio child (or a built-in tools child, or a Streamable HTTP
+// upstream) with its SDK client, its state machine, restarts with backoff, and shutdown that
+// follows the MCP lifecycle. Modelled on ToolHive Studio's manager (see STYLE.md): SIGTERM
+// then a timed SIGKILL whose timer is cleared on exit, exit events from an old child ignored.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { existsSync, statSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { z } from 'zod';
+import {
+  ErrorCode,
+  ListToolsResultSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServerSpec } from '../profiles/types';
+import type { Redactor } from '../secrets/redactor';
+import { FramedStreamTransport } from '../protocol/framed-stream-transport';
+import { LineSplitter } from '../protocol/line-splitter';
+import { TappedTransport, transportObserver, type StderrBus, type TapMeta, type TrafficTap } from '../protocol/traffic-tap';
+import { buildServerEnv } from './env';
+import { CommandNotFoundError, resolveCommand } from './shell-path';
+import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
+import type { ExitInfo, ServerState, ServerStatus } from './types';
+
+const STDERR_RING = 200;
+const STDERR_TAIL_SHOWN = 20;
+
+export interface ManagedServerOptions {
+  spec: ServerSpec;
+  /** Launch session id, stamped on traffic and stderr. */
+  session: string;
+  workspace: string;
+  redactor: Redactor;
+  tap: TrafficTap;
+  stderrBus: StderrBus;
+  /** The PATH commands are searched on and servers get (see shell-path.ts). */
+  searchPath: string;
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Entry of the built-in workspace tools server (out/tools-server.mjs). */
+  toolsServerEntry?: string;
+  /**
+   * Builds the SDK client for each run. The gateway passes one that declares sampling,
+   * elicitation and roots and routes those requests downstream. The supervisor owns the
+   * `notifications/tools/list_changed` handler (it refreshes `tools()`); do not set it.
+   */
+  clientFactory?: (serverId: string) => Client;
+  /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
+  stdinGraceMs?: number;
+  termGraceMs?: number;
+}
+
+export interface RunInfo {
+  run: number;
+  pid?: number;
+  command: string;
+  cwd?: string;
+  startedAt: number;
+}
+
+export interface ExchangeAnnotation {
+  exchange: string;
+  agentSession?: string;
+  tool?: string;
+  decision?: 'ALLOW' | 'APPROVAL' | 'DENY';
+}
+
+type Events = {
+  status: [ServerStatus];
+  tools: [Tool[]];
+  'run-started': [RunInfo];
+  'run-ended': [RunInfo, ExitInfo];
+  'protocol-fault': [string];
+};
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+function describeExit(code: number | null, signal: string | null): string {
+  if (signal) return `killed by ${signal}`;
+  return `exited with code ${code}`;
+}
+
+export class ManagedServer extends EventEmitter<Events> {
+  readonly id: string;
+  readonly spec: ServerSpec;
+  private state: ServerState = 'stopped';
+  private reason = 'not started';
+  private run = 0;
+  private restarts = 0;
+  /** Consecutive crashes since the last sustained uptime; drives backoff and max_restarts. */
+  private attempt = 0;
+  private child: ChildProcess | undefined;
+  private pgid: number | undefined;
+  private currentClient: Client | undefined;
+  private currentRun: RunInfo | undefined;
+  private startedAt: number | undefined;
+  private readyAt: number | undefined;
+  private nextRestartAt: number | undefined;
+  private lastExit: ExitInfo | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private killTimers: NodeJS.Timeout[] = [];
+  private stopping = false;
+  private runEnded = new Set<number>();
+  private stderrRing: string[] = [];
+  private protocolFaults = 0;
+  private protocolVersion: string | undefined;
+  private toolList: Tool[] = [];
+  private nextAnnotation: ExchangeAnnotation | undefined;
+  private settledWaiters: Array<() => void> = [];
+  private exitWaiters: Array<() => void> = [];
+
+  constructor(private readonly opts: ManagedServerOptions) {
+    super();
+    this.spec = opts.spec;
+    this.id = opts.spec.id;
+  }
+
+  /** The SDK client of the current run, only while the server is ready. */
+  get client(): Client | undefined {
+    return this.state === 'ready' ? this.currentClient : undefined;
+  }
+
+  tools(): Tool[] {
+    return this.toolList;
+  }
+
+  status(): ServerStatus {
+    const client = this.currentClient;
+    const showTail = this.state === 'failed' || this.state === 'restarting' || this.lastExit !== undefined;
+    return {
+      id: this.id,
+      kind: this.spec.kind,
+      state: this.state,
+      reason: this.reason,
+      run: this.run,
+      restarts: this.restarts,
+      pid: this.child?.pid,
+      command: this.currentRun?.command ?? this.describeCommand(),
+      cwd: this.currentRun?.cwd,
+      startedAt: this.startedAt,
+      readyAt: this.readyAt,
+      nextRestartAt: this.nextRestartAt,
+      lastExit: this.lastExit,
+      stderrTail: showTail ? this.stderrRing.slice(-STDERR_TAIL_SHOWN) : [],
+      protocolFaults: this.protocolFaults,
+      serverInfo: this.state === 'ready' ? client?.getServerVersion() : undefined,
+      protocolVersion: this.state === 'ready' ? this.protocolVersion : undefined,
+      capabilities: this.state === 'ready' ? client?.getServerCapabilities() : undefined,
+      toolCount: this.state === 'ready' ? this.toolList.length : undefined,
+      instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
+    };
+  }
+
+  /**
+   * A request whose upstream leg is tagged with the downstream exchange, so the traffic tap can
+   * show the agent-side call and its upstream leg as one exchange. The SDK sends synchronously
+   * inside Client.request (checked in SDK 1.32's Protocol.request), so the tag set here is the
+   * one the outbound observer sees for this request.
+   */
+  requestAnnotated<T extends z.ZodType>(
+    request: { method: string; params?: Record<string, unknown> },
+    schema: T,
+    options: RequestOptions,
+    annotation: ExchangeAnnotation,
+  ): Promise<z.infer<T>> {
+    const client = this.client;
+    if (!client) {
+      return Promise.reject(new McpError(ErrorCode.ConnectionClosed, `server '${this.id}' is ${this.state} (${this.reason})`));
+    }
+    this.nextAnnotation = annotation;
+    try {
+      return client.request(request as never, schema as never, options) as Promise<z.infer<T>>;
+    } finally {
+      this.nextAnnotation = undefined;
+    }
+  }
+
+  /** The full stderr ring (redacted), for a late-attaching view. */
+  stderrTail(limit = STDERR_RING): string[] {
+    return this.stderrRing.slice(-limit);
+  }
+
+  /** Starts the server; resolves once it is ready, failed or stopped (never rejects). */
+  start(): Promise<void> {
+    if (this.spec.disabled) {
+      this.setState('stopped', 'disabled in the profile');
+      return Promise.resolve();
+    }
+    if (this.state === 'ready' || this.state === 'starting' || this.state === 'restarting') return this.settled();
+    this.stopping = false;
+    this.attempt = 0;
+    void this.launchRun();
+    return this.settled();
+  }
+
+  /** Orderly stop; resolves when the process (group) is gone. Idempotent. */
+  async stop(reason = 'stopped'): Promise<void> {
+    this.stopping = true;
+    this.clearRestartTimer();
+    if (!this.currentRun || this.runEnded.has(this.currentRun.run)) {
+      if (this.state !== 'failed') this.setState('stopped', reason);
+      this.settleWaiters();
+      return;
+    }
+    this.setState('stopping', reason);
+    const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
+    if (this.child && this.pgid !== undefined) {
+      this.shutdownChild(this.pgid);
+    } else {
+      // HTTP upstream: closing the client ends the session (DELETE) and the run.
+      void this.currentClient?.close().catch(() => {});
+      this.endRun(this.run, { code: null, signal: null, reason });
+    }
+    await exited;
+  }
+
+  /** Stop (if running) and start afresh, with the crash counter reset. */
+  async restart(): Promise<void> {
+    await this.stop('restarting on request');
+    this.stopping = false;
+    this.attempt = 0;
+    void this.launchRun();
+    return this.settled();
+  }
+
+  // ---- runs ---------------------------------------------------------------------------------
+
+  private settled(): Promise<void> {
+    if (this.state === 'ready' || this.state === 'failed' || this.state === 'stopped') return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  private settleWaiters(): void {
+    const waiters = this.settledWaiters;
+    this.settledWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private describeCommand(): string {
+    const spec = this.spec;
+    if (spec.kind === 'http') return spec.url;
+    if (spec.kind === 'builtin') return `gatehouse workspace-tools --workspace ${quoteArg(this.opts.workspace)}`;
+    return this.opts.redactor.redactString([spec.command, ...spec.args].map(quoteArg).join(' '));
+  }
+
+  private async launchRun(): Promise<void> {
+    this.clearRestartTimer();
+    this.run += 1;
+    const run = this.run;
+    this.startedAt = Date.now();
+    this.readyAt = undefined;
+    this.nextRestartAt = undefined;
+    this.protocolVersion = undefined;
+    this.setState('starting', this.run === 1 ? 'launching' : `restart ${this.attempt} of ${this.spec.restart.maxRestarts}`);
+    let client: Client;
+    try {
+      const transport = this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run);
+      if (run !== this.run) return;
+      client = this.opts.clientFactory?.(this.id) ?? new Client({ name: 'gatehouse', version: '0.1.0' }, { capabilities: {} });
+      this.currentClient = client;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        if (run === this.run) void this.refreshTools(client, run);
+      });
+      client.onclose = () => this.onConnectionClosed(run);
+      await withTimeout(client.connect(transport), this.spec.startupTimeoutMs, `initialize did not answer within ${this.spec.startupTimeoutMs / 1000}s`);
+    } catch (err) {
+      if (run !== this.run) return;
+      this.onStartFailure(run, err);
+      return;
+    }
+    if (run !== this.run || this.stopping) return;
+    await this.refreshTools(client, run);
+    if (run !== this.run || this.stopping || this.runEnded.has(run)) return;
+    this.readyAt = Date.now();
+    const info = client.getServerVersion();
+    this.setState('ready', `initialized${info ? ` (${info.name} ${info.version})` : ''}`);
+    this.settleWaiters();
+  }
+
+  private spawnChild(run: number): Transport {
+    const spec = this.spec;
+    if (spec.kind === 'http') throw new Error('unreachable');
+    const env = buildServerEnv({ env: spec.env, inheritEnv: spec.inheritEnv }, this.opts.hostEnv ?? process.env, {
+      path: this.opts.searchPath,
+    });
+    let command: string;
+    let args: string[];
+    let cwd: string;
+    if (spec.kind === 'builtin') {
+      const entry = this.opts.toolsServerEntry;
+      if (!entry || !existsSync(entry)) throw new Error(`built-in workspace tools server not found at ${entry ?? '(unset)'}; run \`npm run build\``);
+      // Under Electron, process.execPath is the app binary (and run-as-node is fused off), so the
+      // built-in runs on the user's node; everywhere else on the node that runs the host.
+      command = process.versions.electron ? resolveCommand('node', this.opts.searchPath, this.opts.workspace) : process.execPath;
+      args = [entry, '--workspace', this.opts.workspace, '--options', JSON.stringify(spec.options)];
+      cwd = this.opts.workspace;
+    } else {
+      cwd = spec.cwd;
+      if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`working directory ${cwd} does not exist`);
+      command = resolveCommand(spec.command, this.opts.searchPath, cwd);
+      args = spec.args;
+    }
+    const child = spawn(command, args, {
+      cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Own process group (setsid): shutdown and the reaper signal -pgid, reaching grandchildren.
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+      shell: false,
+    });
+    this.child = child;
+    const shown = this.opts.redactor.redactString(
+      spec.kind === 'builtin' ? this.describeCommand() : [spec.command, ...args].map(quoteArg).join(' '),
+    );
+    const runInfo: RunInfo = { run, pid: child.pid, command: shown, cwd, startedAt: this.startedAt ?? Date.now() };
+    this.currentRun = runInfo;
+    if (child.pid !== undefined) {
+      this.pgid = child.pid;
+      trackProcessGroup(child.pid);
+    }
+    child.once('error', (err) => {
+      // spawn failures (EACCES, ENOENT after our own check) arrive here, before or instead of 'exit'.
+      this.appendStderr(run, `[gatehouse] spawn failed: ${err.message}`);
+      this.endRun(run, { code: null, signal: null, reason: `spawn failed: ${err.message}` });
+    });
+    child.once('exit', (code, signal) => this.endRun(run, { code, signal, reason: describeExit(code, signal) }));
+    const splitter = new LineSplitter();
+    child.stderr!.on('data', (chunk: Buffer) => {
+      for (const line of splitter.push(chunk)) this.appendStderr(run, line);
+    });
+    child.stderr!.on('end', () => {
+      for (const line of splitter.end()) this.appendStderr(run, line);
+    });
+    // A closed stdin (the server exited) must not surface as an unhandled 'error'.
+    child.stdin!.on('error', () => {});
+    this.emit('run-started', runInfo);
+
+    const observer = transportObserver(this.opts.tap, this.tapMeta(), this.opts.redactor);
+    return new FramedStreamTransport(child.stdout!, child.stdin!, {
+      framing: spec.kind === 'stdio' ? spec.framing : 'line',
+      observer: {
+        inbound: (msg, bytes, framing) => {
+          this.captureProtocolVersion(msg);
+          observer.inbound(msg, bytes, framing);
+        },
+        outbound: (msg, bytes, framing) => observer.outbound(msg, bytes, framing),
+        fault: (item) => {
+          this.protocolFaults += 1;
+          observer.fault(item);
+          this.emit('protocol-fault', item.reason);
+        },
+      },
+    });
+  }
+
+  private async openHttp(run: number): Promise<Transport> {
+    const spec = this.spec;
+    if (spec.kind !== 'http') throw new Error('unreachable');
+    const url = new URL(spec.url);
+    const requestInit: RequestInit = { headers: spec.headers };
+    this.currentRun = { run, command: spec.url, startedAt: this.startedAt ?? Date.now() };
+    this.emit('run-started', this.currentRun);
+    const wrap = (t: Transport) => new TappedTransport(t, this.opts.tap, this.tapMeta(), this.opts.redactor);
+    if (spec.transport === 'sse') return wrap(new SSEClientTransport(url, { requestInit }));
+    if (spec.transport === 'streamable-http') return wrap(new StreamableHTTPClientTransport(url, { requestInit }));
+    // auto: probe with Streamable HTTP; a 4xx on the first POST means a legacy SSE server
+    // (the backwards-compatibility procedure in the MCP transports spec).
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...spec.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'gatehouse-probe', method: 'ping' }),
+        signal: AbortSignal.timeout(Math.min(this.spec.startupTimeoutMs, 10_000)),
+      });
+      await res.body?.cancel().catch(() => {});
+      if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403) {
+        return wrap(new SSEClientTransport(url, { requestInit }));
+      }
+    } catch (err) {
+      throw new Error(`cannot reach ${spec.url}: ${(err as Error).message}`);
+    }
+    return wrap(new StreamableHTTPClientTransport(url, { requestInit }));
+  }
+
+  private tapMeta(): TapMeta {
+    return {
+      session: this.opts.session,
+      server: this.id,
+      inbound: 'server_to_gateway',
+      outbound: 'gateway_to_server',
+      // The upstream leg of a gateway call carries the downstream exchange (see requestAnnotated).
+      annotate: (_msg, outbound, cls) => (outbound && cls.kind === 'request' ? this.nextAnnotation : undefined),
+    };
+  }
+
+  private captureProtocolVersion(msg: unknown): void {
+    const result = (msg as { result?: { protocolVersion?: unknown; capabilities?: unknown } }).result;
+    if (!this.protocolVersion && result && typeof result.protocolVersion === 'string' && result.capabilities) {
+      this.protocolVersion = result.protocolVersion;
+    }
+  }
+
+  private async refreshTools(client: Client, run: number): Promise<void> {
+    if (!client.getServerCapabilities()?.tools) {
+      this.toolList = [];
+      return;
+    }
+    try {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      // Bounded pagination: a server that keeps returning cursors must not loop us forever.
+      for (let page = 0; page < 100; page++) {
+        const res = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, {
+          timeout: this.spec.requestTimeoutMs,
+        });
+        tools.push(...res.tools);
+        cursor = res.nextCursor;
+        if (!cursor) break;
+      }
+      if (run !== this.run) return;
+      this.toolList = tools;
+      this.emit('tools', tools);
+      if (this.state === 'ready') this.emitStatus();
+    } catch (err) {
+      if (run !== this.run) return;
+      this.appendStderr(run, `[gatehouse] tools/list failed: ${(err as Error).message}`);
+    }
+  }
+
+  private onStartFailure(run: number, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.appendStderr(run, `[gatehouse] start failed: ${message}`);
+    if (err instanceof CommandNotFoundError) {
+      // Restarting cannot make a missing program appear: fail now and say where we looked.
+      this.attempt = this.spec.restart.maxRestarts;
+    }
+    if (this.child && this.pgid !== undefined && !this.runEnded.has(run)) {
+      // Startup timeout or a broken handshake: the process is alive but useless. Its exit
+      // (after the kill) ends the run and decides the restart.
+      this.reason = message;
+      this.pendingEndReason = message;
+      this.killGroup(this.pgid, 'SIGKILL');
+      return;
+    }
+    this.endRun(run, { code: null, signal: null, reason: message });
+  }
+
+  private pendingEndReason: string | undefined;
+
+  private onConnectionClosed(run: number): void {
+    if (run !== this.run || this.stopping || this.runEnded.has(run)) return;
+    if (this.child && this.pgid !== undefined) {
+      // stdout closed but the process lives on: it can no longer speak MCP; end it.
+      this.pendingEndReason ??= 'closed its stdout';
+      this.killGroup(this.pgid, 'SIGTERM');
+      this.killTimers.push(setTimeout(() => this.pgid !== undefined && this.killGroup(this.pgid, 'SIGKILL'), 2000).unref());
+      return;
+    }
+    this.endRun(run, { code: null, signal: null, reason: 'connection lost' });
+  }
+
+  private endRun(run: number, exit: { code: number | null; signal: string | null; reason: string }): void {
+    // Exit events from an old child are ignored; each run ends once.
+    if (run !== this.run || this.runEnded.has(run)) return;
+    this.runEnded.add(run);
+    for (const t of this.killTimers) clearTimeout(t);
+    this.killTimers = [];
+    const now = Date.now();
+    const uptimeMs = now - (this.startedAt ?? now);
+    const reason = this.pendingEndReason ? `${this.pendingEndReason} (${exit.reason})` : exit.reason;
+    this.pendingEndReason = undefined;
+    const info: ExitInfo = { code: exit.code, signal: exit.signal, at: now, uptimeMs, reason };
+    this.lastExit = info;
+    if (this.pgid !== undefined) {
+      const pgid = this.pgid;
+      // Grandchildren left behind by a crash go with their parent.
+      if (groupAlive(pgid)) this.killGroup(pgid, 'SIGKILL');
+      untrackProcessGroup(pgid);
+    }
+    this.pgid = undefined;
+    this.child = undefined;
+    const client = this.currentClient;
+    this.currentClient = undefined;
+    // Requests in flight fail at once (the SDK rejects them with ConnectionClosed on close).
+    void client?.close().catch(() => {});
+    this.toolList = [];
+    if (this.currentRun) this.emit('run-ended', this.currentRun, info);
+    const waiters = this.exitWaiters;
+    this.exitWaiters = [];
+    for (const w of waiters) w();
+
+    if (this.stopping) {
+      this.setState('stopped', this.reason && this.state === 'stopping' ? this.reason : 'stopped');
+      this.settleWaiters();
+      return;
+    }
+    if (uptimeMs >= this.spec.restart.resetAfterMs) this.attempt = 0;
+    const max = this.spec.restart.maxRestarts;
+    if (this.attempt >= max) {
+      const tail = this.stderrRing.slice(-3).join(' | ');
+      this.setState('failed', `${reason}; gave up after ${this.attempt} restart${this.attempt === 1 ? '' : 's'}${tail ? ` — stderr: ${tail}` : ''}`);
+      this.settleWaiters();
+      return;
+    }
+    const delay = backoffDelay(this.attempt, this.spec.restart.initialBackoffMs, this.spec.restart.maxBackoffMs);
+    this.attempt += 1;
+    this.restarts += 1;
+    this.nextRestartAt = Date.now() + delay;
+    this.setState('restarting', `${reason}; restart ${this.attempt} of ${max} in ${(delay / 1000).toFixed(1)}s`);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (!this.stopping) void this.launchRun();
+    }, delay);
+  }
+
+  private shutdownChild(pgid: number): void {
+    const grace = this.opts.stdinGraceMs ?? 2000;
+    const term = this.opts.termGraceMs ?? 3000;
+    // MCP lifecycle, stdio shutdown: close the server's input, wait; SIGTERM, wait; SIGKILL.
+    void this.currentClient?.close().catch(() => {});
+    try {
+      this.child?.stdin?.end();
+    } catch {}
+    this.killTimers.push(
+      setTimeout(() => {
+        this.killGroup(pgid, 'SIGTERM');
+        this.killTimers.push(setTimeout(() => this.killGroup(pgid, 'SIGKILL'), term));
+      }, grace),
+    );
+  }
+
+  private killGroup(pgid: number, signal: NodeJS.Signals): void {
+    try {
+      process.kill(process.platform === 'win32' ? pgid : -pgid, signal);
+    } catch {}
+  }
+
+  private clearRestartTimer(): void {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    this.nextRestartAt = undefined;
+  }
+
+  private appendStderr(run: number, raw: string): void {
+    const line = this.opts.redactor.redactString(raw);
+    this.stderrRing.push(line);
+    if (this.stderrRing.length > STDERR_RING) this.stderrRing.splice(0, this.stderrRing.length - STDERR_RING);
+    this.opts.stderrBus.publish({ ts: Date.now(), session: this.opts.session, server: this.id, run, line });
+  }
+
+  private setState(state: ServerState, reason: string): void {
+    this.state = state;
+    this.reason = reason;
+    this.emitStatus();
+  }
+
+  private emitStatus(): void {
+    this.emit('status', this.status());
+  }
+}
+
+/** Exponential backoff with ±20% jitter, so a fleet of crashing servers does not restart in lockstep. */
+export function backoffDelay(attempt: number, initialMs: number, maxMs: number): number {
+  const base = Math.min(maxMs, initialMs * 2 ** attempt);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]);
+}

@@ -1,0 +1,84 @@
+// The servers of one launched profile. Starts them in parallel, forwards their events, and
+// stops them all (in parallel, each following the MCP shutdown sequence) when asked.
+import { EventEmitter } from 'node:events';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ResolvedProfile } from '../profiles/types';
+import type { StderrBus, TrafficTap } from '../protocol/traffic-tap';
+import { appRoot, toolsServerEntry } from '../paths';
+import { ManagedServer, type RunInfo } from './managed-server';
+import { resolveSearchPath } from './shell-path';
+import type { ExitInfo, ServerStatus } from './types';
+
+export interface SupervisorOptions {
+  session: string;
+  tap: TrafficTap;
+  stderrBus: StderrBus;
+  hostEnv?: NodeJS.ProcessEnv;
+  clientFactory?: (serverId: string) => Client;
+  stdinGraceMs?: number;
+  termGraceMs?: number;
+}
+
+type Events = {
+  status: [ServerStatus];
+  tools: [string, Tool[]];
+  'run-started': [string, RunInfo];
+  'run-ended': [string, RunInfo, ExitInfo];
+};
+
+export class Supervisor extends EventEmitter<Events> {
+  readonly servers = new Map<string, ManagedServer>();
+  private searchPath: string | undefined;
+
+  constructor(
+    readonly profile: ResolvedProfile,
+    private readonly opts: SupervisorOptions,
+  ) {
+    super();
+  }
+
+  /** Resolves the PATH, creates every server and starts them; resolves when all have settled. */
+  async startAll(): Promise<void> {
+    this.searchPath ??= await resolveSearchPath({
+      env: this.opts.hostEnv,
+      extraDirs: [path.join(appRoot(), 'node_modules', '.bin')],
+    });
+    for (const spec of this.profile.servers) {
+      if (this.servers.has(spec.id)) continue;
+      const server = new ManagedServer({
+        spec,
+        session: this.opts.session,
+        workspace: this.profile.workspace,
+        redactor: this.profile.redactor,
+        tap: this.opts.tap,
+        stderrBus: this.opts.stderrBus,
+        searchPath: this.searchPath,
+        hostEnv: this.opts.hostEnv,
+        toolsServerEntry: toolsServerEntry(),
+        clientFactory: this.opts.clientFactory,
+        stdinGraceMs: this.opts.stdinGraceMs,
+        termGraceMs: this.opts.termGraceMs,
+      });
+      server.on('status', (s) => this.emit('status', s));
+      server.on('tools', (t) => this.emit('tools', spec.id, t));
+      server.on('run-started', (r) => this.emit('run-started', spec.id, r));
+      server.on('run-ended', (r, e) => this.emit('run-ended', spec.id, r, e));
+      this.servers.set(spec.id, server);
+    }
+    await Promise.all([...this.servers.values()].map((s) => s.start()));
+  }
+
+  get(id: string): ManagedServer | undefined {
+    return this.servers.get(id);
+  }
+
+  statuses(): ServerStatus[] {
+    return [...this.servers.values()].map((s) => s.status());
+  }
+
+  async stopAll(reason = 'profile stopped'): Promise<void> {
+    await Promise.all([...this.servers.values()].map((s) => s.stop(reason)));
+  }
+}

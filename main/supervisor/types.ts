@@ -1,0 +1,45 @@
+import type { Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * starting → ready (after `initialize` succeeds) → restarting / failed / stopped.
+ * `stopping` is shown while an orderly shutdown is in progress.
+ */
+export type ServerState = 'starting' | 'ready' | 'restarting' | 'stopping' | 'stopped' | 'failed';
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+  at: number;
+  uptimeMs: number;
+  /** Why we think it ended: 'exited', 'crashed', 'startup timeout', 'stopped', 'connection lost'... */
+  reason: string;
+}
+
+export interface ServerStatus {
+  id: string;
+  kind: 'stdio' | 'http' | 'builtin';
+  state: ServerState;
+  reason: string;
+  /** Which run (1 for the first start; +1 on each restart). */
+  run: number;
+  restarts: number;
+  pid?: number;
+  /** The command line (redacted) or URL. */
+  command: string;
+  cwd?: string;
+  startedAt?: number;
+  readyAt?: number;
+  /** When the next restart attempt is due (state `restarting`). */
+  nextRestartAt?: number;
+  lastExit?: ExitInfo;
+  /** Last stderr lines (redacted), attached when the server failed or crashed. */
+  stderrTail: string[];
+  protocolFaults: number;
+  serverInfo?: Implementation;
+  protocolVersion?: string;
+  capabilities?: ServerCapabilities;
+  toolCount?: number;
+  instructions?: string;
+}
+
+export type { Tool };
