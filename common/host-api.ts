@@ -1,0 +1,333 @@
+// The host API: one contract, two transports (ARCHITECTURE.md). Every command and every event
+// is declared here once, with zod schemas for inputs, outputs and payloads. Electron IPC
+// (preload/ + main/electron/) and the WebSocket bridge (main/web/) are thin adapters over the
+// same dispatcher (main/api/); both validate with these schemas and reject anything else.
+//
+// Channel names read `domain:verb` (STYLE.md). This file imports nothing but zod.
+import { z } from 'zod';
+
+// ---- shared shapes ---------------------------------------------------------------------------
+
+export const ServerStateSchema = z.enum(['starting', 'ready', 'restarting', 'stopping', 'stopped', 'failed']);
+export const DecisionSchema = z.enum(['ALLOW', 'APPROVAL', 'DENY']);
+export const ToolSurfaceSchema = z.enum(['friendly', 'canonical', 'both']);
+export const DirectionSchema = z.enum(['agent_to_gateway', 'gateway_to_agent', 'gateway_to_server', 'server_to_gateway']);
+export const TrafficKindSchema = z.enum(['request', 'notification', 'response', 'error', 'fault']);
+
+export const ProfileIssueSchema = z.object({
+  file: z.string(),
+  line: z.number(),
+  column: z.number(),
+  path: z.string(),
+  message: z.string(),
+});
+
+export const ProfileSummarySchema = z.object({
+  name: z.string(),
+  file: z.string(),
+  description: z.string().optional(),
+  servers: z.array(z.string()),
+  toolSurface: z.string().optional(),
+  policyDefault: z.string().optional(),
+  /** Set when the file does not validate: the same file:line:col text as the CLI. */
+  error: z.string().optional(),
+  issues: z.array(ProfileIssueSchema).optional(),
+  shadowed: z.boolean().optional(),
+});
+
+export const ExitInfoSchema = z.object({
+  code: z.number().nullable(),
+  signal: z.string().nullable(),
+  at: z.number(),
+  uptimeMs: z.number(),
+  reason: z.string(),
+});
+
+export const ServerStatusSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['stdio', 'http', 'builtin']),
+  state: ServerStateSchema,
+  reason: z.string(),
+  run: z.number(),
+  restarts: z.number(),
+  pid: z.number().optional(),
+  command: z.string(),
+  cwd: z.string().optional(),
+  startedAt: z.number().optional(),
+  readyAt: z.number().optional(),
+  nextRestartAt: z.number().optional(),
+  lastExit: ExitInfoSchema.optional(),
+  stderrTail: z.array(z.string()),
+  protocolFaults: z.number(),
+  serverInfo: z.object({ name: z.string(), version: z.string() }).loose().optional(),
+  protocolVersion: z.string().optional(),
+  capabilities: z.record(z.string(), z.unknown()).optional(),
+  toolCount: z.number().optional(),
+  instructions: z.string().optional(),
+});
+
+export const AgentSessionSchema = z.object({
+  id: z.string(),
+  transport: z.string(),
+  startedAt: z.number(),
+  client: z.object({ name: z.string(), version: z.string() }).loose().optional(),
+  ended: z.number().optional(),
+});
+
+export const LaunchSummarySchema = z.object({
+  id: z.string(),
+  profile: z.string(),
+  profileFile: z.string(),
+  workspace: z.string(),
+  startedAt: z.number(),
+  toolSurface: ToolSurfaceSchema,
+  servers: z.array(ServerStatusSchema),
+  /** The gateway's Streamable HTTP endpoint, when it serves one. Never carries the token. */
+  gatewayUrl: z.string().optional(),
+  agentSessions: z.array(AgentSessionSchema),
+});
+
+export const TrafficEventSchema = z.object({
+  seq: z.number(),
+  ts: z.number(),
+  session: z.string(),
+  agentSession: z.string().optional(),
+  server: z.string().optional(),
+  direction: DirectionSchema,
+  kind: TrafficKindSchema,
+  method: z.string().optional(),
+  id: z.union([z.string(), z.number()]).optional(),
+  bytes: z.number(),
+  message: z.unknown(),
+  fault: z.string().optional(),
+  exchange: z.string().optional(),
+  decision: DecisionSchema.optional(),
+  tool: z.string().optional(),
+  latencyMs: z.number().optional(),
+});
+
+export const StderrLineSchema = z.object({
+  seq: z.number(),
+  ts: z.number(),
+  session: z.string(),
+  server: z.string(),
+  run: z.number(),
+  line: z.string(),
+});
+
+export const ApprovalChoiceSchema = z.enum(['allow_once', 'allow_session', 'allow_tool_session', 'deny']);
+
+export const PendingApprovalSchema = z.object({
+  id: z.string(),
+  session: z.string(),
+  agentSession: z.string().optional(),
+  exchange: z.string().optional(),
+  kind: z.enum(['tool', 'sampling', 'elicitation']).optional(),
+  tool: z.string(),
+  advertisedName: z.string().optional(),
+  server: z.string(),
+  args: z.unknown(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+  reason: z.string(),
+  rule: z.string().optional(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+
+export const ApprovalOutcomeSchema = z.object({
+  approved: z.boolean(),
+  how: z.string(),
+  by: z.string().optional(),
+  reason: z.string(),
+});
+
+export const DecisionEventSchema = z.object({
+  ts: z.number(),
+  session: z.string(),
+  agentSession: z.string().optional(),
+  exchange: z.string(),
+  tool: z.string(),
+  advertisedName: z.string().optional(),
+  server: z.string(),
+  decision: DecisionSchema,
+  outcome: z.string(),
+  reason: z.string(),
+  rule: z.string().optional(),
+  fingerprint: z.string(),
+  answeredBy: z.string().optional(),
+  args: z.unknown(),
+});
+
+export const AdvertisedToolSchema = z.object({
+  name: z.string(),
+  canonical: z.string(),
+  server: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+  /** What the policy says about this tool before arguments are known. */
+  status: z.string().optional(),
+});
+
+export const CallToolResultSchema = z
+  .object({
+    content: z.array(z.record(z.string(), z.unknown())).optional(),
+    structuredContent: z.record(z.string(), z.unknown()).optional(),
+    isError: z.boolean().optional(),
+  })
+  .loose();
+
+export const AuditSessionSchema = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    profile: z.string().optional(),
+    startedAt: z.number(),
+    endedAt: z.number().optional(),
+    endReason: z.string().optional(),
+    messages: z.number(),
+    stderrLines: z.number(),
+    decisions: z.number(),
+  })
+  .loose();
+
+export const ClientConfigSchema = z.object({
+  client: z.enum(['claude-code', 'codex', 'gemini', 'vscode', 'cursor', 'claude-desktop']),
+  label: z.string(),
+  /** Where the user puts it (file path or command). */
+  where: z.string(),
+  format: z.enum(['json', 'toml', 'shell']),
+  /** The text to paste; the token appears only as an environment variable reference. */
+  text: z.string(),
+  notes: z.array(z.string()),
+});
+
+export const BufferStatsSchema = z.object({ held: z.number(), total: z.number(), dropped: z.number(), evicted: z.number().optional() });
+
+// ---- commands --------------------------------------------------------------------------------
+
+const Empty = z.object({}).strict();
+const LaunchRef = z.object({ launchId: z.string().min(1) }).strict();
+const ServerRef = z.object({ launchId: z.string().min(1), serverId: z.string().min(1) }).strict();
+
+export const commands = {
+  'host:info': {
+    input: Empty,
+    output: z.object({ version: z.string(), dataDir: z.string(), shell: z.enum(['electron', 'web']), platform: z.string() }),
+  },
+  /** Everything a window needs when it (re)attaches: bounded replay before live events. */
+  'host:snapshot': {
+    input: z.object({ trafficLimit: z.number().int().min(0).max(100_000).optional(), stderrLimit: z.number().int().min(0).max(10_000).optional() }).strict(),
+    output: z.object({
+      launches: z.array(LaunchSummarySchema),
+      traffic: z.array(TrafficEventSchema),
+      trafficStats: BufferStatsSchema,
+      stderr: z.array(StderrLineSchema),
+      stderrStats: BufferStatsSchema,
+      approvals: z.array(PendingApprovalSchema),
+    }),
+  },
+  'profiles:list': { input: Empty, output: z.array(ProfileSummarySchema) },
+  'profiles:launch': {
+    input: z.object({ ref: z.string().min(1), toolSurface: ToolSurfaceSchema.optional() }).strict(),
+    output: LaunchSummarySchema,
+  },
+  'profiles:stop': { input: LaunchRef, output: z.object({ ok: z.literal(true) }) },
+  /** Import an existing MCP client configuration (issue 6) from its text. */
+  'profiles:import': {
+    input: z.object({ fileName: z.string().min(1), text: z.string().max(1_000_000) }).strict(),
+    output: z.object({ file: z.string(), name: z.string(), warnings: z.array(z.string()) }),
+  },
+  'launches:list': { input: Empty, output: z.array(LaunchSummarySchema) },
+  'servers:restart': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
+  'servers:stop': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
+  'servers:start': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
+  'approvals:list': { input: Empty, output: z.array(PendingApprovalSchema) },
+  'approvals:answer': {
+    input: z.object({ id: z.string().min(1), choice: ApprovalChoiceSchema, note: z.string().max(500).optional() }).strict(),
+    output: z.object({ ok: z.boolean() }),
+  },
+  'tools:list': { input: LaunchRef, output: z.array(AdvertisedToolSchema) },
+  /** Call a tool through the gateway as the UI's own agent session (policy and approvals apply). */
+  'tools:call': {
+    input: z.object({ launchId: z.string().min(1), name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict(),
+    output: z.object({ result: CallToolResultSchema.optional(), error: z.string().optional(), exchange: z.string().optional() }),
+  },
+  /** Older traffic from the audit store (for scrolling back past the in-memory buffer). */
+  'traffic:history': {
+    input: z.object({ session: z.string().optional(), beforeSeq: z.number().optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
+    output: z.array(TrafficEventSchema),
+  },
+  'logs:tail': { input: ServerRef.extend({ limit: z.number().int().min(1).max(10_000).optional() }).strict(), output: z.array(StderrLineSchema) },
+  'audit:sessions': { input: z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict(), output: z.array(AuditSessionSchema) },
+  'audit:query': {
+    input: z
+      .object({
+        session: z.string().optional(),
+        server: z.string().optional(),
+        method: z.string().optional(),
+        text: z.string().optional(),
+        since: z.number().optional(),
+        until: z.number().optional(),
+        limit: z.number().int().min(1).max(10_000).optional(),
+      })
+      .strict(),
+    output: z.object({ messages: z.array(z.record(z.string(), z.unknown())), decisions: z.array(z.record(z.string(), z.unknown())) }),
+  },
+  /** Ready-to-paste configurations pointing agents at a launch's gateway. */
+  'connect:configs': { input: LaunchRef, output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
+  /** Reveal the gateway token for copying (never sent with any event, only on this explicit ask). */
+  'connect:token': { input: LaunchRef, output: z.object({ token: z.string() }) },
+} as const;
+
+export type CommandName = keyof typeof commands;
+export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]['input']>;
+export type CommandOutput<C extends CommandName> = z.infer<(typeof commands)[C]['output']>;
+
+// ---- events ----------------------------------------------------------------------------------
+
+export const events = {
+  /** A launch started, changed (agent sessions) or stopped (`stopped: true`). */
+  'launch:changed': z.object({ launch: LaunchSummarySchema, stopped: z.boolean().optional() }),
+  'server:status': z.object({ launchId: z.string(), status: ServerStatusSchema }),
+  /** Batched (≈25 ms). `dropped` counts events this window missed because it fell behind. */
+  'traffic:batch': z.object({ events: z.array(TrafficEventSchema), dropped: z.number() }),
+  'stderr:batch': z.object({ lines: z.array(StderrLineSchema), dropped: z.number() }),
+  'approval:requested': z.object({ request: PendingApprovalSchema }),
+  'approval:resolved': z.object({ request: PendingApprovalSchema, outcome: ApprovalOutcomeSchema }),
+  'decision:made': DecisionEventSchema,
+} as const;
+
+export type EventName = keyof typeof events;
+export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;
+
+/** What the renderer talks to: the same interface over Electron IPC and over the WebSocket. */
+export interface HostApi {
+  call<C extends CommandName>(command: C, input: CommandInput<C>): Promise<CommandOutput<C>>;
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+}
+
+// ---- wire format of the WebSocket bridge -----------------------------------------------------
+
+export const WsClientMessageSchema = z.object({
+  type: z.literal('call'),
+  id: z.number().int(),
+  command: z.string(),
+  input: z.unknown(),
+});
+
+export const WsServerMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), output: z.unknown() }),
+  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(false), error: z.string() }),
+  z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() }),
+]);
+
+export function isCommandName(name: string): name is CommandName {
+  return Object.prototype.hasOwnProperty.call(commands, name);
+}
+
+export function isEventName(name: string): name is EventName {
+  return Object.prototype.hasOwnProperty.call(events, name);
+}
