@@ -2,10 +2,11 @@
 // advertise, with the invocation names the gateway really uses (friendly and canonical).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { generateToolSpecMarkdown } from '../tools/spec-doc';
+import { BUILTIN_TOOL_ERROR_TYPES, BUILTIN_TOOL_SECURITY_NOTES } from '../tools/workspace-tools';
 import type { Launch } from '../host';
 import { toAdvertised } from './tool-surface';
 
-export function generateProfileToolSpec(launch: Launch, onlyServer?: string, securityNotes?: Readonly<Record<string, readonly string[]>>): string {
+export function generateProfileToolSpec(launch: Launch, onlyServer?: string): string {
   const surface = launch.gateway.currentSurface();
   const parts: string[] = [];
   for (const spec of launch.profile.servers) {
@@ -25,7 +26,9 @@ export function generateProfileToolSpec(launch: Launch, onlyServer?: string, sec
           const canonicalAdv = toAdvertised(t?.canonical ?? `${spec.id}.${tool.name}`);
           return t?.advertised.find((n) => n !== canonicalAdv) ?? canonicalAdv;
         },
-        securityNotes,
+        // The built-ins document their confinement rules; upstream tools only what annotations say.
+        securityNotes: spec.kind === 'builtin' ? BUILTIN_TOOL_SECURITY_NOTES : undefined,
+        errorTypes: spec.kind === 'builtin' ? BUILTIN_TOOL_ERROR_TYPES : undefined,
       }),
     );
   }
