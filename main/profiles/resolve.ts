@@ -9,7 +9,7 @@ import { expandString, type ExpandContext } from './expand';
 import type { LoadedProfile } from './loader';
 import { ProfileError, type ProfileIssue } from './profile-error';
 import type { ServerRaw } from './schema';
-import type { PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec } from './types';
+import type { AgentSpec, PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec } from './types';
 
 /** Env/header names whose values are treated as secret even when written literally. */
 const SENSITIVE_NAME = /^(authorization|proxy-authorization|cookie)$|token|secret|passw(or)?d|api[-_]?key|credential/i;
@@ -112,6 +112,18 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     };
   });
 
+  const agentSpec: AgentSpec | undefined = raw.agent
+    ? {
+        preset: raw.agent.preset,
+        ...(raw.agent.command !== undefined ? { command: str(['agent', 'command'], raw.agent.command) } : {}),
+        args: strs(['agent', 'args'], raw.agent.args),
+        env: map(['agent', 'env'], raw.agent.env),
+        inheritEnv: raw.agent.inherit_env,
+        cwd: path.resolve(workspace, str(['agent', 'cwd'], raw.agent.cwd)),
+        autostart: raw.agent.autostart,
+      }
+    : undefined;
+
   if (issues.length > 0) {
     issues.sort((a, b) => a.line - b.line || a.column - b.column);
     throw new ProfileError(issues);
@@ -142,7 +154,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       sampling: raw.policy.sampling,
     },
     redactor,
-    ...(raw.agent ? { agent: raw.agent as Record<string, unknown> } : {}),
+    ...(agentSpec ? { agent: agentSpec } : {}),
   };
 }
 

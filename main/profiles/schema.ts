@@ -142,16 +142,20 @@ const policy = z
   })
   .describe('Which tool calls are allowed, need approval or are denied.');
 
-// Kept loose on purpose: the agent issue defines presets; until then only the keys are checked.
+export const AGENT_PRESETS = ['claude-code', 'codex', 'gemini', 'shell', 'custom'] as const;
+
 const agent = z
   .strictObject({
-    preset: z.string().optional(),
-    command: z.string().optional(),
-    args: z.array(z.string()).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    cwd: z.string().optional(),
+    preset: z.enum(AGENT_PRESETS).default('shell').describe('Which agent CLI; each preset knows how to point its agent at the gateway.'),
+    command: z.string().min(1).optional().describe('Program to run (required for `custom`; overrides a preset\'s default program).'),
+    args: z.array(z.string()).default([]).describe('Extra arguments, one per item (never a shell string).'),
+    env: envMap.default({}),
+    inherit_env: inheritEnv.default([]),
+    cwd: z.string().default('${workspace}').describe('Working directory; relative paths are relative to the workspace.'),
+    autostart: z.boolean().default(true).describe('Start the agent in a terminal when the profile is launched.'),
   })
-  .describe('The agent to start with this profile.');
+  .refine((a) => a.preset !== 'custom' || a.command !== undefined, { message: 'preset custom needs a command', path: ['command'] })
+  .describe('The agent to start with this profile, in a terminal wired to the gateway.');
 
 export const ProfileSchema = z
   .strictObject({

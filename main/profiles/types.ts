@@ -82,6 +82,19 @@ export interface PolicySpec {
   sampling: Decision;
 }
 
+export type AgentPreset = 'claude-code' | 'codex' | 'gemini' | 'shell' | 'custom';
+
+export interface AgentSpec {
+  preset: AgentPreset;
+  /** The program; undefined means the preset's default (`claude`, `codex`, `gemini`, the user's shell). */
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  inheritEnv: string[];
+  cwd: string;
+  autostart: boolean;
+}
+
 export interface ResolvedProfile {
   name: string;
   description?: string;
@@ -98,6 +111,5 @@ export interface ResolvedProfile {
   policy: PolicySpec;
   /** Every secret value this profile expanded, for redaction downstream. */
   redactor: Redactor;
-  /** Raw `agent` section (issue 6), validated but otherwise untouched. */
-  agent?: Record<string, unknown>;
+  agent?: AgentSpec;
 }
