@@ -13,6 +13,7 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { z } from 'zod';
 import {
   ErrorCode,
+  LATEST_PROTOCOL_VERSION,
   ListToolsResultSchema,
   McpError,
   ToolListChangedNotificationSchema,
@@ -30,6 +31,15 @@ import type { ExitInfo, ServerState, ServerStatus } from './types';
 
 const STDERR_RING = 200;
 const STDERR_TAIL_SHOWN = 20;
+/** After a child exits, how long its stderr may take to deliver its last lines. */
+const STDERR_DRAIN_MS = 250;
+/** A server whose stdout closed gets this long to exit by itself before it is signalled. */
+const EXIT_AFTER_CLOSE_MS = 1000;
+/** How often a ready HTTP upstream is pinged, and how long the ping may take. */
+const HTTP_HEARTBEAT_MS = 15_000;
+const HTTP_PING_TIMEOUT_MS = 5_000;
+/** How long stop() waits for a SIGKILLed process group to disappear (bounded: zombies). */
+const GROUP_GONE_MS = 2000;
 
 export interface ManagedServerOptions {
   spec: ServerSpec;
@@ -175,11 +185,23 @@ export class ManagedServer extends EventEmitter<Events> {
       return Promise.reject(new McpError(ErrorCode.ConnectionClosed, `server '${this.id}' is ${this.state} (${this.reason})`));
     }
     this.nextAnnotation = annotation;
+    let pending: Promise<z.infer<T>>;
     try {
-      return client.request(request as never, schema as never, options) as Promise<z.infer<T>>;
+      pending = client.request(request as never, schema as never, options) as Promise<z.infer<T>>;
     } finally {
       this.nextAnnotation = undefined;
     }
+    return pending.catch((err: unknown) => {
+      // The SDK rejects in-flight requests with a bare "Connection closed": say which server
+      // went away, so the agent (and the person reading the traffic) knows what happened.
+      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        throw new McpError(
+          ErrorCode.ConnectionClosed,
+          `server '${this.id}' went away while this request was in flight (${this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout'}); the request was not retried`,
+        );
+      }
+      throw err;
+    });
   }
 
   /** The full stderr ring (redacted), for a late-attaching view. */
@@ -258,6 +280,8 @@ export class ManagedServer extends EventEmitter<Events> {
     this.readyAt = undefined;
     this.nextRestartAt = undefined;
     this.protocolVersion = undefined;
+    // A run that fails before it spawns must not report the previous run's info as its own.
+    this.currentRun = undefined;
     this.setState('starting', this.run === 1 ? 'launching' : `restart ${this.attempt} of ${this.spec.restart.maxRestarts}`);
     let client: Client;
     try {
@@ -269,6 +293,16 @@ export class ManagedServer extends EventEmitter<Events> {
         if (run === this.run) void this.refreshTools(client, run);
       });
       client.onclose = () => this.onConnectionClosed(run);
+      if (this.spec.kind === 'http') {
+        // An HTTP upstream has no process whose exit we would see, and the SDK's transport
+        // never closes on its own: a dead server only shows up as transport errors (the SSE
+        // stream drops) or failed requests. Check liveness then, and on a slow heartbeat.
+        const onerror = transport.onerror;
+        transport.onerror = (error) => {
+          onerror?.(error);
+          if (this.state === 'ready') void this.checkHttpAlive(run, client);
+        };
+      }
       await withTimeout(client.connect(transport), this.spec.startupTimeoutMs, `initialize did not answer within ${this.spec.startupTimeoutMs / 1000}s`);
     } catch (err) {
       if (run !== this.run) return;
@@ -279,6 +313,10 @@ export class ManagedServer extends EventEmitter<Events> {
     await this.refreshTools(client, run);
     if (run !== this.run || this.stopping || this.runEnded.has(run)) return;
     this.readyAt = Date.now();
+    if (this.spec.kind === 'http') {
+      this.heartbeat = setInterval(() => void this.checkHttpAlive(run, client), HTTP_HEARTBEAT_MS);
+      this.heartbeat.unref();
+    }
     const info = client.getServerVersion();
     this.setState('ready', `initialized${info ? ` (${info.name} ${info.version})` : ''}`);
     this.settleWaiters();
@@ -331,28 +369,50 @@ export class ManagedServer extends EventEmitter<Events> {
       this.appendStderr(run, `[gatehouse] spawn failed: ${err.message}`);
       this.endRun(run, { code: null, signal: null, reason: `spawn failed: ${err.message}` });
     });
-    child.once('exit', (code, signal) => this.endRun(run, { code, signal, reason: describeExit(code, signal) }));
     const splitter = new LineSplitter();
+    let stderrDone = false;
+    let onStderrDone: (() => void) | undefined;
     child.stderr!.on('data', (chunk: Buffer) => {
       for (const line of splitter.push(chunk)) this.appendStderr(run, line);
     });
-    child.stderr!.on('end', () => {
+    child.stderr!.on('close', () => {
       for (const line of splitter.end()) this.appendStderr(run, line);
+      stderrDone = true;
+      onStderrDone?.();
+    });
+    child.once('exit', (code, signal) => {
+      const end = () => this.endRun(run, { code, signal, reason: describeExit(code, signal) });
+      // 'exit' can arrive before the last stderr chunk has been read, and the last lines are
+      // the ones that say why a server died (they go into the failed reason). Wait for stderr
+      // to close, but not for long: a grandchild may hold it open for ever.
+      if (stderrDone) return end();
+      const timer = setTimeout(end, STDERR_DRAIN_MS);
+      onStderrDone = () => {
+        clearTimeout(timer);
+        end();
+      };
     });
     // A closed stdin (the server exited) must not surface as an unhandled 'error'.
     child.stdin!.on('error', () => {});
     this.emit('run-started', runInfo);
 
     const observer = transportObserver(this.opts.tap, this.tapMeta(), this.opts.redactor);
+    this.heardFromRun = false;
+    const auto = spec.kind === 'stdio' && spec.framing === 'auto';
     return new FramedStreamTransport(child.stdout!, child.stdin!, {
       framing: spec.kind === 'stdio' ? spec.framing : 'line',
+      // auto reads both framings, but the client speaks first: until the server answers we
+      // must guess how to write. Newline first (the MCP stdio transport); see onStartFailure.
+      ...(auto && this.autoWriteFraming === 'content-length' ? { writeFraming: 'content-length' as const } : {}),
       observer: {
         inbound: (msg, bytes, framing) => {
+          this.heardFromRun = true;
           this.captureProtocolVersion(msg);
           observer.inbound(msg, bytes, framing);
         },
         outbound: (msg, bytes, framing) => observer.outbound(msg, bytes, framing),
         fault: (item) => {
+          this.heardFromRun = true;
           this.protocolFaults += 1;
           observer.fault(item);
           this.emit('protocol-fault', item.reason);
@@ -371,16 +431,29 @@ export class ManagedServer extends EventEmitter<Events> {
     const wrap = (t: Transport) => new TappedTransport(t, this.opts.tap, this.tapMeta(), this.opts.redactor);
     if (spec.transport === 'sse') return wrap(new SSEClientTransport(url, { requestInit }));
     if (spec.transport === 'streamable-http') return wrap(new StreamableHTTPClientTransport(url, { requestInit }));
-    // auto: probe with Streamable HTTP; a 4xx on the first POST means a legacy SSE server
-    // (the backwards-compatibility procedure in the MCP transports spec).
+    // auto: the backwards-compatibility procedure of the MCP transports spec: POST an
+    // InitializeRequest; a 4xx means a legacy SSE server. It must be `initialize`: a Streamable
+    // HTTP server answers anything else without a session with 400, which is not "legacy".
     try {
       const res = await fetch(url, {
         method: 'POST',
         headers: { ...spec.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 'gatehouse-probe', method: 'ping' }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'gatehouse-probe',
+          method: 'initialize',
+          params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'gatehouse-probe', version: '0.1.0' } },
+        }),
         signal: AbortSignal.timeout(Math.min(this.spec.startupTimeoutMs, 10_000)),
       });
       await res.body?.cancel().catch(() => {});
+      const probeSession = res.headers.get('mcp-session-id');
+      if (probeSession) {
+        // The probe opened a session of its own: end it (MCP transports › session management).
+        await fetch(url, { method: 'DELETE', headers: { ...spec.headers, 'mcp-session-id': probeSession }, signal: AbortSignal.timeout(5_000) })
+          .then((r) => r.body?.cancel())
+          .catch(() => {});
+      }
       if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403) {
         return wrap(new SSEClientTransport(url, { requestInit }));
       }
@@ -440,9 +513,22 @@ export class ManagedServer extends EventEmitter<Events> {
     this.appendStderr(run, `[gatehouse] start failed: ${message}`);
     if (err instanceof CommandNotFoundError) {
       // Restarting cannot make a missing program appear: fail now and say where we looked.
-      this.attempt = this.spec.restart.maxRestarts;
+      this.permanentFailure = true;
     }
     if (this.child && this.pgid !== undefined && !this.runEnded.has(run)) {
+      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        // stdout closed during the handshake: the process is (almost always) exiting by
+        // itself. Its exit ends the run, with its own code and stderr as the reason; the
+        // SDK's bare "Connection closed" says nothing. Signal it only if it lingers.
+        this.killLater(run, 'exited during startup');
+        return;
+      }
+      if (err instanceof StartupTimeoutError && this.spec.kind === 'stdio' && this.spec.framing === 'auto' && !this.heardFromRun) {
+        // Not one byte back: a Content-Length-only (LSP-style) server waits for a header it
+        // never got. The next run writes Content-Length (and the one after, newline again).
+        this.autoWriteFraming = this.autoWriteFraming === 'content-length' ? 'line' : 'content-length';
+        this.appendStderr(run, `[gatehouse] no output at all; next start writes ${this.autoWriteFraming} framing (set \`framing:\` in the profile to skip this)`);
+      }
       // Startup timeout or a broken handshake: the process is alive but useless. Its exit
       // (after the kill) ends the run and decides the restart.
       this.reason = message;
@@ -454,17 +540,52 @@ export class ManagedServer extends EventEmitter<Events> {
   }
 
   private pendingEndReason: string | undefined;
+  /** Set when restarting cannot help (the command does not exist): fail at once. */
+  private permanentFailure = false;
 
   private onConnectionClosed(run: number): void {
     if (run !== this.run || this.stopping || this.runEnded.has(run)) return;
     if (this.child && this.pgid !== undefined) {
-      // stdout closed but the process lives on: it can no longer speak MCP; end it.
-      this.pendingEndReason ??= 'closed its stdout';
-      this.killGroup(this.pgid, 'SIGTERM');
-      this.killTimers.push(setTimeout(() => this.pgid !== undefined && this.killGroup(this.pgid, 'SIGKILL'), 2000).unref());
+      // stdout closed. Usually the process is exiting (a crash closes stdout just before the
+      // exit event); if it lives on, it can no longer speak MCP: end it.
+      this.killLater(run, 'closed its stdout');
       return;
     }
     this.endRun(run, { code: null, signal: null, reason: 'connection lost' });
+  }
+
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** framing: auto — how to write until the server has spoken; flips after a silent startup timeout. */
+  private autoWriteFraming: 'line' | 'content-length' = 'line';
+  private heardFromRun = false;
+  private checkingAlive = false;
+
+  /** Pings an HTTP upstream; when it does not answer, the run ends (and restarts by the usual rules). */
+  private async checkHttpAlive(run: number, client: Client): Promise<void> {
+    if (this.checkingAlive || run !== this.run || this.runEnded.has(run) || this.stopping) return;
+    this.checkingAlive = true;
+    try {
+      await client.ping({ timeout: HTTP_PING_TIMEOUT_MS });
+    } catch (err) {
+      if (run === this.run && !this.runEnded.has(run) && !this.stopping) {
+        this.endRun(run, { code: null, signal: null, reason: `connection lost: ${(err as Error).message}` });
+      }
+    } finally {
+      this.checkingAlive = false;
+    }
+  }
+
+  /** SIGTERM (then SIGKILL) the run's group if it has not exited on its own shortly. */
+  private killLater(run: number, why: string): void {
+    const pgid = this.pgid;
+    if (pgid === undefined) return;
+    const term = setTimeout(() => {
+      if (run !== this.run || this.runEnded.has(run)) return;
+      this.pendingEndReason ??= why;
+      this.killGroup(pgid, 'SIGTERM');
+      this.killTimers.push(setTimeout(() => !this.runEnded.has(run) && this.killGroup(pgid, 'SIGKILL'), 2000));
+    }, EXIT_AFTER_CLOSE_MS);
+    this.killTimers.push(term);
   }
 
   private endRun(run: number, exit: { code: number | null; signal: string | null; reason: string }): void {
@@ -473,17 +594,25 @@ export class ManagedServer extends EventEmitter<Events> {
     this.runEnded.add(run);
     for (const t of this.killTimers) clearTimeout(t);
     this.killTimers = [];
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
     const now = Date.now();
     const uptimeMs = now - (this.startedAt ?? now);
     const reason = this.pendingEndReason ? `${this.pendingEndReason} (${exit.reason})` : exit.reason;
     this.pendingEndReason = undefined;
     const info: ExitInfo = { code: exit.code, signal: exit.signal, at: now, uptimeMs, reason };
     this.lastExit = info;
+    // The leader's exit is not the group's: grandchildren (npx → node, a helper that ignores
+    // SIGTERM) outlive it. They go with their parent, and stop() resolves only once they are
+    // gone, so "stopped" means no process of the server is left.
+    let groupGone: Promise<void> = Promise.resolve();
     if (this.pgid !== undefined) {
       const pgid = this.pgid;
-      // Grandchildren left behind by a crash go with their parent.
-      if (groupAlive(pgid)) this.killGroup(pgid, 'SIGKILL');
-      untrackProcessGroup(pgid);
+      if (groupAlive(pgid)) {
+        this.killGroup(pgid, 'SIGKILL');
+        groupGone = waitGroupGone(pgid, GROUP_GONE_MS);
+      }
+      void groupGone.then(() => untrackProcessGroup(pgid));
     }
     this.pgid = undefined;
     this.child = undefined;
@@ -495,10 +624,22 @@ export class ManagedServer extends EventEmitter<Events> {
     if (this.currentRun) this.emit('run-ended', this.currentRun, info);
     const waiters = this.exitWaiters;
     this.exitWaiters = [];
-    for (const w of waiters) w();
 
     if (this.stopping) {
-      this.setState('stopped', this.reason && this.state === 'stopping' ? this.reason : 'stopped');
+      const stoppedReason = this.reason && this.state === 'stopping' ? this.reason : 'stopped';
+      void groupGone.then(() => {
+        for (const w of waiters) w();
+        // A start() or restart() may have begun a new run meanwhile: leave its state alone.
+        if (run !== this.run || !this.stopping) return;
+        this.setState('stopped', stoppedReason);
+        this.settleWaiters();
+      });
+      return;
+    }
+    for (const w of waiters) w();
+    if (this.permanentFailure) {
+      this.permanentFailure = false;
+      this.setState('failed', `${reason}; not restarted (restarting cannot fix this)`);
       this.settleWaiters();
       return;
     }
@@ -506,7 +647,8 @@ export class ManagedServer extends EventEmitter<Events> {
     const max = this.spec.restart.maxRestarts;
     if (this.attempt >= max) {
       const tail = this.stderrRing.slice(-3).join(' | ');
-      this.setState('failed', `${reason}; gave up after ${this.attempt} restart${this.attempt === 1 ? '' : 's'}${tail ? ` — stderr: ${tail}` : ''}`);
+      const gaveUp = max === 0 ? 'restarts are off (max_restarts: 0)' : `gave up after ${this.attempt} restart${this.attempt === 1 ? '' : 's'}`;
+      this.setState('failed', `${reason}; ${gaveUp}${tail ? ` — stderr: ${tail}` : ''}`);
       this.settleWaiters();
       return;
     }
@@ -573,12 +715,26 @@ export function backoffDelay(attempt: number, initialMs: number, maxMs: number):
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
+/** Resolves once no process of the group exists, or after maxMs (a zombie nobody reaps). */
+function waitGroupGone(pgid: number, maxMs: number): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  return new Promise((resolve) => {
+    const poll = (): void => {
+      if (!groupAlive(pgid) || Date.now() >= deadline) return resolve();
+      setTimeout(poll, 10);
+    };
+    poll();
+  });
+}
+
+class StartupTimeoutError extends Error {}
+
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(message)), ms);
+      timer = setTimeout(() => reject(new StartupTimeoutError(message)), ms);
     }),
   ]);
 }

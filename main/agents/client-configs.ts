@@ -1,0 +1,402 @@
+// The configuration that points an MCP client at Gatehouse's gateway for one profile: the single
+// source for `gatehouse connect` and the app's `connect:configs`. HTTP (the running gateway's
+// Streamable HTTP endpoint, bearer token from an environment variable) where the client supports
+// it and a URL is known; otherwise stdio (`gatehouse gateway --profile FILE --quiet`), which every
+// client here can launch. The token itself is never written, only a reference to it.
+//
+// Shapes checked against each client's documentation:
+// - Claude Code: `.mcp.json` / `--mcp-config`, `mcpServers.NAME` with `type: "http"`, `url`,
+//   `headers`; `${VAR}` is expanded in headers (code.claude.com/docs/en/mcp).
+// - Codex: `[mcp_servers.NAME]` with `url` and `bearer_token_env_var`, or `command`/`args`
+//   (openai/codex docs/config.md, "MCP integration").
+// - Gemini CLI: settings.json `mcpServers.NAME.httpUrl` + `headers`; string values may use
+//   `$VAR`/`${VAR}` (google-gemini/gemini-cli docs/tools/mcp-server.md, docs/cli/configuration.md).
+// - VS Code: `.vscode/mcp.json` `servers.NAME` with `type: "http"`, and an `inputs` entry
+//   (promptString, password: true) VS Code asks for once and keeps in its secret storage
+//   (code.visualstudio.com/docs/copilot/reference/mcp-configuration).
+// - Cursor: `mcp.json` `mcpServers.NAME` with `url` + `headers`, `${env:NAME}` interpolation.
+// - Claude Desktop: `claude_desktop_config.json` `mcpServers.NAME` command/args: stdio only.
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
+import { appRoot } from '../paths';
+import { isObject, parseJsonc } from '../profiles/importers/common';
+
+export const CLIENTS = ['claude-code', 'codex', 'gemini', 'vscode', 'cursor', 'claude-desktop'] as const;
+export type ClientId = (typeof CLIENTS)[number];
+
+/** The entry name Gatehouse owns in every client's configuration. */
+export const ENTRY_NAME = 'gatehouse';
+
+interface ClientInfo {
+  label: string;
+  http: boolean;
+  stdio: boolean;
+  format: 'json' | 'toml';
+  /** The key holding the servers. */
+  container: 'mcpServers' | 'servers' | 'mcp_servers';
+}
+
+export const CLIENT_INFO: Record<ClientId, ClientInfo> = {
+  'claude-code': { label: 'Claude Code', http: true, stdio: true, format: 'json', container: 'mcpServers' },
+  codex: { label: 'Codex', http: true, stdio: true, format: 'toml', container: 'mcp_servers' },
+  gemini: { label: 'Gemini CLI', http: true, stdio: true, format: 'json', container: 'mcpServers' },
+  vscode: { label: 'VS Code', http: true, stdio: true, format: 'json', container: 'servers' },
+  cursor: { label: 'Cursor', http: true, stdio: true, format: 'json', container: 'mcpServers' },
+  'claude-desktop': { label: 'Claude Desktop', http: false, stdio: true, format: 'json', container: 'mcpServers' },
+};
+
+export interface ClientConfigOptions {
+  profileName: string;
+  /** The profile file; made absolute (the client starts the gateway from its own directory). */
+  profileFile: string;
+  /** The running gateway's Streamable HTTP endpoint (`http://127.0.0.1:PORT/mcp`). */
+  url?: string;
+  /** The environment variable that holds the gateway's bearer token. */
+  tokenEnv?: string;
+  /** Absolute path of `bin/gatehouse`; default this installation's. */
+  gatehouseCommand?: string;
+  /** For project-scoped locations (`.mcp.json`, `.vscode/mcp.json`). */
+  cwd?: string;
+  /** HOME, APPDATA, CODEX_HOME, XDG_CONFIG_HOME for user-scoped locations. */
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+}
+
+export interface ClientConfig {
+  client: ClientId;
+  label: string;
+  /** The client's standard configuration file for this entry. */
+  where: string;
+  format: 'json' | 'toml' | 'shell';
+  transport: 'http' | 'stdio';
+  /** The configuration as it would be written to a new file. */
+  text: string;
+  /** What the user should know (token, restart, alternatives). */
+  notes: string[];
+  /** Where the entry goes inside the file, for merging. */
+  container: ClientInfo['container'];
+  entry: Record<string, unknown>;
+  /** VS Code only: `inputs` the entry refers to. */
+  inputs?: Array<Record<string, unknown>>;
+}
+
+/** The client has no stdio support and no URL was given: the gateway must be running first. */
+export class GatewayUrlRequired extends Error {}
+
+export function defaultGatehouseCommand(): string {
+  return path.join(appRoot(), 'bin', 'gatehouse');
+}
+
+/** The client's standard configuration file (project-scoped ones relative to `cwd`). */
+export function clientConfigPath(client: ClientId, opts: { cwd?: string; env?: NodeJS.ProcessEnv; platform?: NodeJS.Platform } = {}): string {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const home = env.HOME || env.USERPROFILE || os.homedir();
+  switch (client) {
+    case 'claude-code':
+      return path.join(cwd, '.mcp.json');
+    case 'codex':
+      return path.join(env.CODEX_HOME || path.join(home, '.codex'), 'config.toml');
+    case 'gemini':
+      return path.join(home, '.gemini', 'settings.json');
+    case 'vscode':
+      return path.join(cwd, '.vscode', 'mcp.json');
+    case 'cursor':
+      return path.join(home, '.cursor', 'mcp.json');
+    case 'claude-desktop': {
+      const platform = opts.platform ?? process.platform;
+      if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
+      if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'Claude', 'claude_desktop_config.json');
+      // No official Linux build; community builds read the XDG location.
+      return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'Claude', 'claude_desktop_config.json');
+    }
+  }
+}
+
+/** VS Code input id for the token variable: GATEHOUSE_TOKEN → gatehouse-token (and back on import). */
+function inputId(tokenEnv: string): string {
+  return tokenEnv.toLowerCase().replace(/_/g, '-');
+}
+
+export function clientConfig(client: ClientId, opts: ClientConfigOptions): ClientConfig {
+  const info = CLIENT_INFO[client];
+  if (!info) throw new Error(`unknown client '${client}' (expected ${CLIENTS.join(', ')})`);
+  const tokenEnv = opts.tokenEnv ?? 'GATEHOUSE_TOKEN';
+  const profileFile = path.resolve(opts.profileFile);
+  const useHttp = opts.url !== undefined && info.http;
+  if (!useHttp && !info.stdio) {
+    throw new GatewayUrlRequired(
+      `${info.label} connects over HTTP only: start the gateway first (\`gatehouse launch --profile ${opts.profileName}\` prints its URL) and pass --url`,
+    );
+  }
+  const where = clientConfigPath(client, opts);
+  const notes: string[] = [];
+  let entry: Record<string, unknown>;
+  let inputs: ClientConfig['inputs'];
+
+  if (useHttp) {
+    const url = opts.url!;
+    notes.push(
+      `The gateway must be running at ${url} (\`gatehouse launch --profile ${opts.profileName}\`, or \`gatehouse gateway --profile ${opts.profileName} --http PORT\`).`,
+    );
+    const bearer = {
+      'claude-code': `Bearer \${${tokenEnv}}`,
+      gemini: `Bearer \${${tokenEnv}}`,
+      cursor: `Bearer \${env:${tokenEnv}}`,
+      vscode: `Bearer \${input:${inputId(tokenEnv)}}`,
+    };
+    switch (client) {
+      case 'claude-code':
+        entry = { type: 'http', url, headers: { Authorization: bearer['claude-code'] } };
+        notes.push(`Project scope: Claude Code reads ${where} (it asks once before trusting it); or pass the file with \`claude --mcp-config FILE\`.`);
+        break;
+      case 'codex':
+        entry = { url, bearer_token_env_var: tokenEnv };
+        break;
+      case 'gemini':
+        entry = { httpUrl: url, headers: { Authorization: bearer.gemini } };
+        break;
+      case 'vscode':
+        entry = { type: 'http', url, headers: { Authorization: bearer.vscode } };
+        inputs = [{ type: 'promptString', id: inputId(tokenEnv), description: `Gatehouse gateway token (${tokenEnv})`, password: true }];
+        notes.push('VS Code asks for the token once (input "' + inputId(tokenEnv) + '") and keeps it in its secret storage.');
+        break;
+      default:
+        entry = { url, headers: { Authorization: bearer.cursor } };
+        break;
+    }
+    if (client !== 'vscode') {
+      notes.push(
+        `${info.label} reads the token from the environment variable ${tokenEnv}: set it where ${info.label} starts, to the token the gateway uses (set ${tokenEnv} before starting the gateway so both sides share it; otherwise the gateway prints the token it generated).`,
+      );
+    }
+  } else {
+    const command = opts.gatehouseCommand ?? defaultGatehouseCommand();
+    const args = ['gateway', '--profile', profileFile, '--quiet'];
+    entry = client === 'vscode' || client === 'claude-code' ? { type: 'stdio', command, args } : { command, args };
+    notes.push(`${info.label} starts \`gatehouse gateway\` itself (stdio); no token is needed.`);
+    notes.push(
+      `The gateway resolves the profile's \${env:…}/\${secret:…} from the environment ${info.label} gives it: add the variables the profile needs under "env" (as references, not values) if ${info.label} does not pass them.`,
+    );
+    if (client === 'claude-desktop') {
+      notes.push(`Claude Desktop must find \`node\` on its PATH to run ${command}; if it does not, use the absolute path of node as the command and put ${command} first in args.`);
+    }
+    if (opts.url !== undefined && !info.http) notes.push(`${info.label} cannot connect over HTTP; --url is not used.`);
+  }
+  notes.push(`Restart ${info.label} (or reload its MCP servers) after changing ${path.basename(where)}.`);
+
+  const text = info.format === 'toml' ? tomlText(entry, opts.profileName) : jsonText(info.container, entry, inputs);
+  return { client, label: info.label, where, format: info.format, transport: useHttp ? 'http' : 'stdio', text, notes, container: info.container, entry, inputs };
+}
+
+function jsonText(container: string, entry: Record<string, unknown>, inputs?: ClientConfig['inputs']): string {
+  const doc: Record<string, unknown> = {};
+  if (inputs) doc.inputs = inputs;
+  doc[container] = { [ENTRY_NAME]: entry };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function tomlText(entry: Record<string, unknown>, profileName: string): string {
+  const lines = [`# Gatehouse gateway for profile '${profileName}' (written by \`gatehouse connect\`)`, `[mcp_servers.${ENTRY_NAME}]`];
+  for (const [k, v] of Object.entries(entry)) lines.push(`${k} = ${tomlValue(v)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function tomlValue(v: unknown): string {
+  // JSON string escapes are valid TOML basic-string escapes.
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(tomlValue).join(', ')}]`;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new Error(`cannot write ${JSON.stringify(v)} as a TOML value`);
+}
+
+// ---------------------------------------------------------------- writing into existing files
+
+/** The existing file cannot be merged into (not JSON/TOML, or an unexpected shape). */
+export class MergeError extends Error {}
+
+export interface MergeResult {
+  text: string;
+  /** Things the user should see next to the diff (comments that will be lost...). */
+  notes: string[];
+}
+
+/**
+ * `existing` with Gatehouse's entry added or replaced, every other entry and setting kept.
+ * JSON files are re-serialised (2-space indent; comments do not survive, and the diff shows it);
+ * TOML files are edited as text so comments and layout survive, then checked by parsing.
+ */
+export function mergeClientConfig(cfg: ClientConfig, existing: string | undefined): MergeResult {
+  if (existing === undefined || existing.trim() === '') return { text: cfg.text, notes: [] };
+  return cfg.format === 'toml' ? mergeToml(cfg, existing) : mergeJson(cfg, existing);
+}
+
+function mergeJson(cfg: ClientConfig, existing: string): MergeResult {
+  let root: unknown;
+  try {
+    root = parseJsonc(existing, cfg.where);
+  } catch (err) {
+    throw new MergeError(`cannot merge into ${cfg.where}: ${(err as Error).message}`);
+  }
+  if (!isObject(root)) throw new MergeError(`cannot merge into ${cfg.where}: expected a JSON object at the top level`);
+  const servers = root[cfg.container] ?? {};
+  if (!isObject(servers)) throw new MergeError(`cannot merge into ${cfg.where}: \`${cfg.container}\` is not an object`);
+  root[cfg.container] = { ...servers, [ENTRY_NAME]: cfg.entry };
+  if (cfg.inputs) {
+    const current = root.inputs ?? [];
+    if (!Array.isArray(current)) throw new MergeError(`cannot merge into ${cfg.where}: \`inputs\` is not an array`);
+    const ids = new Set(cfg.inputs.map((i) => i.id));
+    // Ours replace inputs of the same id; the rest keep their order. `inputs` stays first, as VS Code writes it.
+    const merged = [...current.filter((i) => !(isObject(i) && ids.has(i.id))), ...cfg.inputs];
+    const { inputs: _old, ...rest } = root;
+    root = { inputs: merged, ...rest };
+  }
+  const notes = /\/\/|\/\*/.test(stripJsonStrings(existing)) ? [`the comments in ${cfg.where} are not kept (the backup has them)`] : [];
+  return { text: `${JSON.stringify(root, null, 2)}\n`, notes };
+}
+
+function stripJsonStrings(text: string): string {
+  return text.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+}
+
+const TOML_HEADER = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/;
+
+function tomlKeyPath(header: string): string[] {
+  return header.split('.').map((p) => p.trim().replace(/^"(.*)"$|^'(.*)'$/, '$1$2'));
+}
+
+function mergeToml(cfg: ClientConfig, existing: string): MergeResult {
+  let before: Record<string, unknown>;
+  try {
+    before = parseToml(existing) as Record<string, unknown>;
+  } catch (err) {
+    throw new MergeError(`cannot merge into ${cfg.where}: not valid TOML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  // Drop our old table ([mcp_servers.gatehouse] and its sub-tables, with the comment line we
+  // wrote above it), then append the new one.
+  const lines = existing.split('\n');
+  const kept: string[] = [];
+  let skipping = false;
+  for (const line of lines) {
+    const h = TOML_HEADER.exec(line);
+    if (h) {
+      const p = tomlKeyPath(h[1]!);
+      skipping = p[0] === 'mcp_servers' && p[1] === ENTRY_NAME;
+      if (skipping && kept.length && /^# Gatehouse gateway for profile /.test(kept[kept.length - 1]!)) kept.pop();
+    }
+    if (!skipping) kept.push(line);
+  }
+  while (kept.length && kept[kept.length - 1]!.trim() === '') kept.pop();
+  const text = `${kept.join('\n')}${kept.length ? '\n\n' : ''}${cfg.text}`;
+  if (tomlMergeIsSound(before, text, cfg.entry)) return { text, notes: [] };
+
+  // Our entry was written some other way (inline table, dotted keys): rewrite the whole file.
+  const servers = isObject(before.mcp_servers) ? before.mcp_servers : {};
+  const rewritten = stringifyToml({ ...before, mcp_servers: { ...servers, [ENTRY_NAME]: cfg.entry } });
+  return { text: `${rewritten.trimEnd()}\n`, notes: [`${cfg.where} was rewritten as a whole: its comments and layout are not kept (the backup has them)`] };
+}
+
+function tomlMergeIsSound(before: Record<string, unknown>, text: string, entry: Record<string, unknown>): boolean {
+  let after: Record<string, unknown>;
+  try {
+    after = parseToml(text) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  const withoutOurs = (doc: Record<string, unknown>) => {
+    const servers = isObject(doc.mcp_servers) ? { ...doc.mcp_servers } : undefined;
+    if (servers) delete servers[ENTRY_NAME];
+    return JSON.stringify({ ...doc, mcp_servers: servers ?? null });
+  };
+  const ours = isObject(after.mcp_servers) ? after.mcp_servers[ENTRY_NAME] : undefined;
+  return withoutOurs(before) === withoutOurs(after) && JSON.stringify(ours) === JSON.stringify(entry);
+}
+
+// ---------------------------------------------------------------- showing the change
+
+/** A unified diff (`diff -u` style) of two texts; empty when they are equal. */
+export function unifiedDiff(oldText: string, newText: string, oldLabel: string, newLabel: string, context = 3): string {
+  if (oldText === newText) return '';
+  const a = splitLines(oldText);
+  const b = splitLines(newText);
+  const ops = diffLines(a, b);
+  const out = [`--- ${oldLabel}`, `+++ ${newLabel}`];
+  // Group the edit script into hunks with `context` unchanged lines around each change.
+  let i = 0;
+  while (i < ops.length) {
+    while (i < ops.length && ops[i]!.op === ' ') i++;
+    if (i >= ops.length) break;
+    const start = Math.max(0, i - context);
+    let end = i;
+    for (;;) {
+      while (end < ops.length && ops[end]!.op !== ' ') end++;
+      let run = end;
+      while (run < ops.length && ops[run]!.op === ' ') run++;
+      if (run < ops.length && run - end <= context * 2) end = run;
+      else {
+        end = Math.min(ops.length, end + context);
+        break;
+      }
+    }
+    const hunk = ops.slice(start, end);
+    const first = ops[start]!;
+    const aCount = hunk.filter((o) => o.op !== '+').length;
+    const bCount = hunk.filter((o) => o.op !== '-').length;
+    const aStart = aCount ? first.a + 1 : first.a;
+    const bStart = bCount ? first.b + 1 : first.b;
+    out.push(`@@ -${aStart},${aCount} +${bStart},${bCount} @@`);
+    for (const o of hunk) out.push(`${o.op}${o.line}`);
+    i = end;
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+interface DiffOp {
+  op: ' ' | '-' | '+';
+  line: string;
+  /** Lines of a / b before this one (0-based positions). */
+  a: number;
+  b: number;
+}
+
+/** Longest-common-subsequence line diff; configuration files are small enough for O(n·m). */
+function diffLines(a: string[], b: string[]): DiffOp[] {
+  const n = a.length;
+  const m = b.length;
+  if (n * m > 4_000_000) {
+    // Too big to align cheaply: show it as a replacement.
+    return [...a.map((line, i) => ({ op: '-' as const, line, a: i, b: 0 })), ...b.map((line, j) => ({ op: '+' as const, line, a: n, b: j }))];
+  }
+  const lcs = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+  }
+  const ops: DiffOp[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push({ op: ' ', line: a[i]!, a: i, b: j });
+      i++;
+      j++;
+    } else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+      // Removals before additions, as `diff -u` shows them.
+      ops.push({ op: '-', line: a[i]!, a: i, b: j });
+      i++;
+    } else {
+      ops.push({ op: '+', line: b[j]!, a: i, b: j });
+      j++;
+    }
+  }
+  return ops;
+}
