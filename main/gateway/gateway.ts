@@ -25,8 +25,10 @@ import {
   ListResourceTemplatesRequestSchema,
   ListRootsRequestSchema,
   ListToolsRequestSchema,
+  LoggingLevelSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   PromptListChangedNotificationSchema,
   ReadResourceRequestSchema,
   ResourceListChangedNotificationSchema,
@@ -37,6 +39,7 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type Implementation,
+  type LoggingLevel,
   type Prompt,
   type Resource,
   type ResourceTemplate,
@@ -64,6 +67,24 @@ export const GATEWAY_VERSION = '0.1.0';
 
 /** Upstream results are passed on as they came: parse nothing beyond "an object". */
 const LooseResult = z.looseObject({});
+
+/** tools/call as the Protocol base sees it: only the method is checked there (see the handler). */
+const AnyCallToolRequest = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
+
+/**
+ * An upstream JSON-RPC error, passed on as the server sent it. The SDK client wraps it in an
+ * McpError whose message carries an "MCP error <code>: " prefix; sent on as is, the agent would
+ * see that prefix twice.
+ */
+function passThroughError(err: unknown): unknown {
+  if (!(err instanceof McpError)) return err;
+  const prefix = `MCP error ${err.code}: `;
+  const message = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+  return Object.assign(new Error(message), { code: err.code, data: err.data });
+}
+
+/** The longest delay setTimeout honours (larger values fire at once). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 export interface DecisionEvent {
   ts: number;
@@ -101,7 +122,11 @@ interface SessionState {
   server: Server;
   subscriptions: Set<string>;
   lastActive: number;
+  /** Set by logging/setLevel; unset = whatever the servers send. */
+  logLevel?: LoggingLevel;
 }
+
+const LOG_SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
 interface InFlight {
   agentSession: string;
@@ -153,6 +178,8 @@ export class Gateway extends EventEmitter<Events> {
   private promptOwners = new Map<string, { server: string; name: string }>();
   private resourceOwners = new Map<string, string>();
   private templateOwners: Array<{ template: UriTemplate; server: string }> = [];
+  /** Upstream progress token (ours, unique per call) → forwarder to the calling agent. */
+  private readonly progressRoutes = new Map<string, (params: Record<string, unknown>) => void>();
 
   constructor(opts: GatewayOptions) {
     super();
@@ -173,7 +200,11 @@ export class Gateway extends EventEmitter<Events> {
       this.refreshSurface();
     });
     supervisor.on('status', (s) => {
-      if (s.state === 'ready') void this.refreshCatalogs(s.id);
+      if (s.state !== 'ready') return;
+      void this.refreshCatalogs(s.id);
+      // A restarted server starts at its default level: give it the sessions' level again.
+      const server = supervisor.get(s.id);
+      if (server) void this.applyLogLevel(server);
     });
     for (const [id, server] of supervisor.servers) {
       const tools = server.tools();
@@ -271,10 +302,14 @@ export class Gateway extends EventEmitter<Events> {
       touch();
       return { tools: advertisedTools(this.surface) };
     });
-    // Registered on the Protocol base so the result is not re-parsed (see file comment).
-    Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (request, extra) => {
+    // Registered on the Protocol base so the result is not re-parsed (see file comment). The
+    // base would turn a malformed request into a ZodError, i.e. -32603; the SDK's Server maps it
+    // to -32602 Invalid params, and so do we (JSON-RPC 2.0 §5.1).
+    Protocol.prototype.setRequestHandler.call(server, AnyCallToolRequest, async (raw, extra) => {
       touch();
-      const params = request.params;
+      const parsed = CallToolRequestSchema.safeParse(raw);
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${z.prettifyError(parsed.error).replace(/\s+/g, ' ')}`);
+      const params = parsed.data.params;
       return this.callTool(params.name, params.arguments ?? {}, {
         agentSession,
         requestId: extra.requestId,
@@ -288,8 +323,7 @@ export class Gateway extends EventEmitter<Events> {
     if (caps.prompts) {
       server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await this.listPrompts() }));
       server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
-        const owner = this.promptOwners.get(req.params.name);
-        if (!owner) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name}`);
+        const owner = await this.promptOwner(req.params.name);
         return this.forward(owner.server, 'prompts/get', { ...req.params, name: owner.name }, extra.signal) as never;
       });
     }
@@ -322,8 +356,7 @@ export class Gateway extends EventEmitter<Events> {
       server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
         const ref = req.params.ref;
         if (ref.type === 'ref/prompt') {
-          const owner = this.promptOwners.get(ref.name);
-          if (!owner) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+          const owner = await this.promptOwner(ref.name);
           return this.forward(owner.server, 'completion/complete', { ...req.params, ref: { ...ref, name: owner.name } }, extra.signal) as never;
         }
         const owner = await this.resourceOwner(ref.uri);
@@ -331,12 +364,11 @@ export class Gateway extends EventEmitter<Events> {
       });
     }
     server.setRequestHandler(SetLevelRequestSchema, async (req) => {
-      // Logging level is per upstream server in MCP; forward to every server that logs.
-      await Promise.all(
-        this.readyServers()
-          .filter((s) => s.client?.getServerCapabilities()?.logging)
-          .map((s) => s.client!.request({ method: 'logging/setLevel', params: req.params }, LooseResult).catch(() => undefined)),
-      );
+      // MCP server/utilities/logging: after logging/setLevel a server SHOULD send logs at that
+      // level and above, per session. One upstream level serves every session, so upstream gets
+      // the lowest level any session asked for, and each session is filtered to its own.
+      state.logLevel = req.params.level;
+      await Promise.all(this.readyServers().map((s) => this.applyLogLevel(s)));
       return {};
     });
     return server;
@@ -453,19 +485,49 @@ export class Gateway extends EventEmitter<Events> {
     decided({ ...base, decision: verdict.decision, outcome, reason: verdict.reason, rule: verdict.rule, answeredBy });
 
     const params: Record<string, unknown> = { name: target.upstreamName, arguments: args };
-    const upstreamMeta = meta ? { ...meta } : undefined;
-    if (upstreamMeta) delete upstreamMeta.progressToken; // the SDK sets its own token (mapped back below)
-    if (upstreamMeta && Object.keys(upstreamMeta).length > 0) params._meta = upstreamMeta;
-    const options: RequestOptions = {
-      signal: ctx.signal,
-      timeout: upstream.spec.requestTimeoutMs,
-      resetTimeoutOnProgress: true,
-    };
+    const upstreamMeta: Record<string, unknown> = meta ? { ...meta } : {};
+    delete upstreamMeta.progressToken; // the agent's token is mapped to one of ours (below)
+    const timeoutMs = upstream.spec.requestTimeoutMs;
+    const options: RequestOptions = { signal: ctx.signal, timeout: timeoutMs };
+    let progress: { token: string; timer?: ReturnType<typeof setTimeout>; sending: Set<Promise<void>> } | undefined;
     if (ctx.progressToken !== undefined && ctx.notify) {
-      const token = ctx.progressToken;
+      // Progress is mapped here, not with the SDK's `onprogress`: the SDK client handles a
+      // response synchronously but defers notification handlers to a microtask, so the last
+      // progress notification, arriving in the same read as the result, finds its handler gone
+      // and is dropped (seen with server-everything's long-running tool). Our handler
+      // (createUpstreamClient) runs before the result reaches the agent, so the agent gets every
+      // notification and none after the response (MCP basic/utilities/progress: notifications
+      // MUST only reference tokens of operations in progress).
+      const downstreamToken = ctx.progressToken;
       const notify = ctx.notify;
-      options.onprogress = (p) => void notify('notifications/progress', { ...p, progressToken: token }).catch(() => {});
+      const controller = new AbortController();
+      const token = `gatehouse-progress-${randomUUID()}`;
+      progress = { token, sending: new Set() };
+      const p = progress;
+      // The request timeout restarts on each progress notification (as the SDK's resetTimeoutOnProgress).
+      const arm = () => {
+        clearTimeout(p.timer);
+        p.timer = setTimeout(
+          () => controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })),
+          timeoutMs,
+        );
+      };
+      arm();
+      if (ctx.signal) {
+        if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
+        else ctx.signal.addEventListener('abort', () => controller.abort(ctx.signal!.reason), { once: true });
+      }
+      options.signal = controller.signal;
+      options.timeout = MAX_TIMER_MS; // ours (arm) is the one that counts
+      upstreamMeta.progressToken = token;
+      this.progressRoutes.set(token, (n) => {
+        arm();
+        const sent = notify('notifications/progress', { ...n, progressToken: downstreamToken }).catch(() => {});
+        p.sending.add(sent);
+        void sent.then(() => p.sending.delete(sent));
+      });
     }
+    if (Object.keys(upstreamMeta).length > 0) params._meta = upstreamMeta;
     const flight: InFlight = { agentSession: ctx.agentSession, exchange };
     this.pushInFlight(target.server, flight);
     try {
@@ -475,6 +537,8 @@ export class Gateway extends EventEmitter<Events> {
         options,
         { exchange, agentSession: ctx.agentSession, tool: target.canonical, decision: verdict.decision },
       );
+      // Progress already on its way goes out before the result does.
+      if (progress && progress.sending.size > 0) await Promise.all(progress.sending);
       return result as CallToolResult;
     } catch (err) {
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
@@ -482,12 +546,16 @@ export class Gateway extends EventEmitter<Events> {
         return textResult(`server '${target.server}' went away during the call: ${status.state} (${status.reason})`, true);
       }
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-        return textResult(`server '${target.server}' did not answer within ${upstream.spec.requestTimeoutMs / 1000}s`, true);
+        return textResult(`server '${target.server}' did not answer within ${timeoutMs / 1000}s`, true);
       }
       // A JSON-RPC error from the server is passed on as one.
-      throw err;
+      throw passThroughError(err);
     } finally {
       this.popInFlight(target.server, flight);
+      if (progress) {
+        clearTimeout(progress.timer);
+        this.progressRoutes.delete(progress.token);
+      }
     }
   }
 
@@ -516,6 +584,18 @@ export class Gateway extends EventEmitter<Events> {
     return buildCapabilities({ tools, policy: this.policy, policySpec: this.profile.policy });
   }
 
+  /** Sets an upstream server's log level to the lowest any session asked for (none asked: nothing to set). */
+  private async applyLogLevel(server: ManagedServer): Promise<void> {
+    const client = server.client;
+    if (!client?.getServerCapabilities()?.logging) return;
+    let lowest: LoggingLevel | undefined;
+    for (const s of this.sessions.values()) {
+      if (s.logLevel && (!lowest || (LOG_SEVERITY.get(s.logLevel) ?? 0) < (LOG_SEVERITY.get(lowest) ?? 0))) lowest = s.logLevel;
+    }
+    if (!lowest) return;
+    await client.request({ method: 'logging/setLevel', params: { level: lowest } }, LooseResult, { timeout: server.spec.requestTimeoutMs }).catch(() => undefined);
+  }
+
   // ---- prompts and resources ----------------------------------------------------------------
 
   private readyServers(): ManagedServer[] {
@@ -526,10 +606,14 @@ export class Gateway extends EventEmitter<Events> {
     const upstream = this.supervisor?.get(serverId);
     const client = upstream?.client;
     if (!upstream || !client) throw new McpError(ErrorCode.InternalError, this.unavailableReason(serverId, upstream));
-    return client.request({ method, params: params as Record<string, unknown> }, LooseResult, {
-      signal,
-      timeout: upstream.spec.requestTimeoutMs,
-    });
+    try {
+      return await client.request({ method, params: params as Record<string, unknown> }, LooseResult, {
+        signal,
+        timeout: upstream.spec.requestTimeoutMs,
+      });
+    } catch (err) {
+      throw passThroughError(err);
+    }
   }
 
   private async listAll<T>(server: ManagedServer, method: string, key: string): Promise<T[]> {
@@ -581,6 +665,17 @@ export class Gateway extends EventEmitter<Events> {
     }
     this.promptOwners = owners;
     return out;
+  }
+
+  /**
+   * The server (and its own name) of an advertised prompt. A client may get a prompt without
+   * listing first (it knows the name from an earlier session, or another session listed): the
+   * prompt map is built on demand, then refreshed once before a name is called unknown.
+   */
+  private async promptOwner(name: string): Promise<{ server: string; name: string }> {
+    const owner = this.promptOwners.get(name) ?? (await this.listPrompts(), this.promptOwners.get(name));
+    if (!owner) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    return owner;
   }
 
   private async listResources(): Promise<Resource[]> {
@@ -713,9 +808,19 @@ export class Gateway extends EventEmitter<Events> {
       // No agent roots: the workspace is the one root this profile confines servers to.
       return { roots: [{ uri: `file://${this.profile.workspace}`, name: `${this.profile.name} workspace` }] };
     });
+    // Replaces the SDK's own progress dispatch on this client: tool calls use gateway tokens
+    // (see callTool); no other upstream request asks for progress.
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+      const { progressToken, ...rest } = n.params;
+      this.progressRoutes.get(String(progressToken))?.(rest);
+    });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       const params = { ...n.params, logger: n.params.logger ? `${serverId}/${n.params.logger}` : serverId };
-      for (const s of this.sessions.values()) void s.server.sendLoggingMessage(params as never).catch(() => {});
+      const severity = LOG_SEVERITY.get(n.params.level) ?? 0;
+      for (const s of this.sessions.values()) {
+        if (s.logLevel && severity < (LOG_SEVERITY.get(s.logLevel) ?? 0)) continue;
+        void s.server.sendLoggingMessage(params as never).catch(() => {});
+      }
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       for (const s of this.sessions.values()) {

@@ -13,6 +13,8 @@
 // Within a tier, a name wanted by two tools goes to neither: both stay reachable through their
 // canonical names, and the clash is reported (see `conflicts`). So adding a server can only
 // remove an ambiguous friendly name, never silently re-point it at another tool.
+// Tools are ordered by canonical name (then server id), so the result does not depend on the
+// order of the inputs; of two tools with one canonical name, the first in that order is kept.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolSurface } from '../profiles/types';
@@ -73,6 +75,10 @@ export function buildSurface(
       all.push({ canonical: canonicalName(input, tool), server: input.serverId, upstreamName: tool.name, tool, advertised: [] });
     }
   }
+  // Sorted before anything is claimed, so neither the order of the servers in the profile nor
+  // the order a server lists its tools in changes the surface (or the order of tools/list).
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  all.sort((a, b) => cmp(a.canonical, b.canonical) || cmp(a.server, b.server));
   const byCanonical = new Map<string, SurfaceTool>();
   for (const t of all) {
     if (byCanonical.has(t.canonical)) {

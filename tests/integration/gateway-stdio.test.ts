@@ -1,0 +1,195 @@
+// The stdio gateway as a host would run it: `node out/cli.mjs gateway --profile P` as a child
+// process, spoken to raw over stdin/stdout (newline and Content-Length framing, the legacy
+// envelope, bad input), with every byte of stdout parsed as a protocol frame. The CLI is
+// bundled fresh for this file (same settings as out/cli.mjs) so a stale build cannot hide a fix;
+// the built-in tools server is the one `npm run build` put in out/.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { toolsServerEntry } from '../../main/paths';
+import { buildTestBundle, type TestBundle } from '../support/build';
+import { tempDir, writeProfile } from '../support/temp';
+import { RawStdioPeer, pidAlive } from '../support/raw-stdio';
+import { waitFor } from '../support/gateway';
+
+let bundle: TestBundle;
+let CLI: string;
+
+const PROFILE = `
+name: stdio-test
+workspace: ./ws
+servers:
+  workspace:
+    builtin: workspace-tools
+  everything:
+    command: mcp-server-everything
+    args: ["stdio"]
+policy:
+  default: approve
+  approval_timeout_s: 2
+  rules:
+    - { match: ["fs.read", "everything.echo", "everything.get-sum"], decision: allow }
+`;
+
+const INIT = {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'raw-test', version: '1.0.0' },
+};
+
+function startGateway(dir: string, extra: string[] = ['--quiet']): RawStdioPeer {
+  return new RawStdioPeer(process.execPath, [CLI, 'gateway', '--profile', path.join(dir, 'test.yaml'), '--data-dir', path.join(dir, 'data'), ...extra], {
+    cwd: dir,
+  });
+}
+
+async function initialize(peer: RawStdioPeer, framing: 'line' | 'content-length' = 'line') {
+  const res = await peer.request('init', 'initialize', INIT, framing);
+  peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, framing);
+  return res;
+}
+
+beforeAll(() => {
+  if (!existsSync(toolsServerEntry())) throw new Error(`${toolsServerEntry()} is missing: run node scripts/build.mjs first`);
+  bundle = buildTestBundle({ cli: 'main/cli/index.ts' });
+  CLI = bundle.entry('cli');
+});
+
+afterAll(() => bundle?.cleanup());
+
+describe('stdio gateway (quiet)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let peer: RawStdioPeer;
+
+  beforeAll(async () => {
+    tmp = tempDir();
+    writeProfile(tmp.dir, PROFILE);
+    writeFileSync(path.join(tmp.dir, 'ws', 'hello.txt'), 'hello from the workspace\n');
+    peer = startGateway(tmp.dir);
+    const init = await initialize(peer);
+    expect(init.framing).toBe('line');
+  }, 60_000);
+
+  afterAll(async () => {
+    peer?.kill();
+    await peer?.exit;
+    tmp?.cleanup();
+  });
+
+  it('answers newline-framed initialize, tools/list and tools/call in newline framing', async () => {
+    const init = peer.frames.find((f) => f.message.id === 'init')!;
+    expect((init.message.result as { serverInfo: { name: string } }).serverInfo.name).toBe('gatehouse');
+    const list = await peer.request(2, 'tools/list');
+    expect(list.framing).toBe('line');
+    const names = (list.message.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['echo', 'read_file', 'gatehouse_capabilities']));
+    const call = await peer.request(3, 'tools/call', { name: 'echo', arguments: { message: 'over stdio' } });
+    expect(call.framing).toBe('line');
+    expect(JSON.stringify(call.message.result)).toContain('over stdio');
+  });
+
+  it('answers Content-Length framed requests in Content-Length framing, mixed in one session', async () => {
+    const cl = await peer.request(10, 'tools/call', { name: 'get-sum', arguments: { a: 2, b: 3 } }, 'content-length');
+    expect(cl.framing).toBe('content-length');
+    expect(JSON.stringify(cl.message.result)).toContain('5');
+    const line = await peer.request(11, 'ping', {}, 'line');
+    expect(line.framing).toBe('line');
+    expect(line.message.result).toEqual({});
+    const cl2 = await peer.request(12, 'tools/list', {}, 'content-length');
+    expect(cl2.framing).toBe('content-length');
+  });
+
+  it('answers a garbage line with -32700 and id null', async () => {
+    peer.sendText('this is not json {');
+    const f = await peer.waitFor((x) => (x.message.error as { code?: number } | undefined)?.code === -32700, 'the parse error');
+    expect(f.message).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    expect(f.framing).toBe('line');
+  });
+
+  it('answers an object with an id but no method with -32600 and that id', async () => {
+    peer.send({ jsonrpc: '2.0', id: 'no-method-1' });
+    const f = await peer.waitFor((x) => x.message.id === 'no-method-1', 'the invalid request error');
+    expect(f.message).toMatchObject({ jsonrpc: '2.0', id: 'no-method-1', error: { code: -32600 } });
+  });
+
+  it('answers an unknown method with -32601', async () => {
+    const f = await peer.request('unknown-1', 'no/such-method', {});
+    expect(f.message).toMatchObject({ id: 'unknown-1', error: { code: -32601 } });
+  });
+
+  it('answers a tools/call without a name with -32602 (invalid params)', async () => {
+    const f = await peer.request('no-name', 'tools/call', {});
+    expect(f.message).toMatchObject({ id: 'no-name', error: { code: -32602 } });
+    const g = await peer.request('unknown-tool', 'tools/call', { name: 'no_such_tool', arguments: {} });
+    expect(g.message).toMatchObject({ id: 'unknown-tool', error: { code: -32602 } });
+    expect((g.message.error as { message: string }).message).toMatch(/Unknown tool: no_such_tool/);
+  });
+
+  it('runs the legacy envelope: success', async () => {
+    peer.send({ tool_name: 'read_file', arguments: { file_path: 'hello.txt' } });
+    const f = await peer.waitFor((x) => 'status' in x.message && JSON.stringify(x.message).includes('hello from the workspace'), 'the legacy success reply');
+    expect(f.framing).toBe('line');
+    expect(f.message.status).toBe('success');
+    expect(f.message.error).toBeNull();
+    expect((f.message.data as { file_content: string }).file_content).toBe('hello from the workspace\n');
+    expect(typeof f.message.explanation).toBe('string');
+  });
+
+  it('runs the legacy envelope: failures', async () => {
+    peer.send({ tool_name: 'read_file', arguments: { file_path: 'missing.txt' } });
+    const missing = await peer.waitFor(
+      (x) => x.message.status === 'failure' && (x.message.error as { error_type?: string } | null)?.error_type === 'FileNotFoundError',
+      'the FileNotFoundError reply',
+    );
+    expect(missing.message.data).toBeNull();
+    expect((missing.message.error as { error_message: string }).error_message).toBeTruthy();
+
+    peer.send({ tool_name: 'no_such_tool', arguments: {} });
+    const unknown = await peer.waitFor(
+      (x) => x.message.status === 'failure' && JSON.stringify(x.message.error).includes('no_such_tool'),
+      'the unknown tool reply',
+    );
+    expect((unknown.message.error as { error_type: string }).error_type).toBe('UnknownToolError');
+
+    // A tool that needs approval, with no approver attached: fails closed, as a failure envelope.
+    peer.send({ tool_name: 'write_file', arguments: { file_path: 'x.txt', content: 'x' } });
+    const denied = await peer.waitFor(
+      (x) => x.message.status === 'failure' && (x.message.error as { error_type?: string } | null)?.error_type === 'PolicyDeniedError',
+      'the denied reply',
+    );
+    expect((denied.message.error as { error_message: string }).error_message).toMatch(/^DENY:/);
+  });
+
+  it('writes nothing but protocol frames to stdout, and nothing to stderr with --quiet', async () => {
+    await peer.request('last', 'ping');
+    expect(peer.garbage).toEqual([]);
+    expect(peer.pendingBytes()).toBe(0);
+    for (const f of peer.frames) expect(f.message.jsonrpc === '2.0' || 'status' in f.message).toBe(true);
+    expect(peer.stderr).toBe('');
+  });
+});
+
+describe('stdio gateway lifecycle', () => {
+  it('prints a banner on stderr without --quiet, and shuts down with its servers when stdin closes', async () => {
+    const tmp = tempDir();
+    writeProfile(tmp.dir, PROFILE);
+    const peer = startGateway(tmp.dir, []);
+    try {
+      await initialize(peer);
+      await peer.request(2, 'tools/call', { name: 'echo', arguments: { message: 'x' } });
+      expect(peer.stderr).toMatch(/gatehouse gateway: profile 'stdio-test'/);
+      const pids = [...peer.stderr.matchAll(/ ready\s+pid (\d+)/g)].map((m) => Number(m[1]));
+      expect(pids.length).toBeGreaterThanOrEqual(1);
+      for (const pid of pids) expect(pidAlive(pid)).toBe(true);
+      peer.child.stdin.end();
+      const exit = await peer.exit;
+      expect(exit.code).toBe(0);
+      await waitFor(() => pids.every((pid) => !pidAlive(pid)), 'the servers to exit');
+      expect(peer.garbage).toEqual([]);
+      expect(peer.pendingBytes()).toBe(0);
+    } finally {
+      peer.kill();
+      tmp.cleanup();
+    }
+  }, 60_000);
+});
