@@ -105,6 +105,8 @@ export interface DecisionEvent {
 
 export interface AgentSessionInfo {
   id: string;
+  /** The terminal whose agent opened this session (per-terminal gateway token). */
+  terminal?: string;
   transport: 'streamable-http' | 'sse' | 'stdio' | 'console';
   startedAt: number;
   client?: Implementation;

@@ -9,8 +9,16 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TappedTransport, type TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import type { Gateway } from './gateway';
@@ -35,6 +43,11 @@ export interface HttpEndpoint {
   port: number;
   close(): Promise<void>;
   sessionCount(): number;
+  /**
+   * An extra bearer token tagged with `label` (a terminal id): agent sessions opened with it are
+   * attributed to that terminal, and it stops working when revoked (the terminal ended).
+   */
+  issueToken(label: string): { token: string; revoke(): void };
 }
 
 export function generateToken(): string {
@@ -46,6 +59,15 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(header.slice(7).trim());
   const want = Buffer.from(token);
   return given.length === want.length && timingSafeEqual(given, want);
+}
+
+/** Which token (by label; '' for the main token) a request presents, or undefined. */
+function tokenLabel(header: string | undefined, main: string, extra: Map<string, string>): string | undefined {
+  if (tokenMatches(header, main)) return '';
+  // Each comparison is constant-time; the set of extra tokens is small (one per terminal).
+  let found: string | undefined;
+  for (const [token, label] of extra) if (tokenMatches(header, token)) found = label;
+  return found;
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -76,14 +98,96 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** What StreamableSession needs of a server-side Streamable HTTP transport (the SDK's, or a drop-in). */
+type SessionTransport = Transport & {
+  handleRequest(req: http.IncomingMessage, res: http.ServerResponse, parsedBody?: unknown): Promise<void>;
+};
+
+/**
+ * One Streamable HTTP session between the SDK's transport and the gateway's Server.
+ *
+ * A server→client message sent without a related request (the gateway's sampling, elicitation
+ * and roots requests, its logging and list_changed notifications) goes, in the SDK transport,
+ * to the standalone GET stream, and is silently dropped when the client has none open (yet): a
+ * client that calls a tool right after initializing, before its GET stream is up, would wait
+ * for a sampling request that never comes. MCP lets the server send requests and notifications
+ * on a POST's SSE stream before its response (basic/transports, "Sending Messages to the
+ * Server"), so while no GET stream is open, such a message goes on the stream of the client's
+ * most recent request still awaiting its response.
+ */
+class StreamableSession implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  /** Client requests still owed a response (each has its POST stream open), oldest first. */
+  private readonly pending = new Set<RequestId>();
+  /** GET (standalone SSE) streams currently open. */
+  private getStreams = 0;
+
+  constructor(
+    readonly inner: SessionTransport,
+    ended: () => void,
+  ) {
+    inner.onmessage = (message, extra) => {
+      if (isJSONRPCRequest(message)) this.pending.add(message.id);
+      this.onmessage?.(message, extra);
+    };
+    inner.onclose = () => {
+      this.pending.clear();
+      ended();
+      this.onclose?.();
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  /** Hands one HTTP request to the transport, counting the GET streams it holds open. */
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+    if (req.method === 'GET') {
+      this.getStreams += 1;
+      res.once('close', () => (this.getStreams -= 1));
+    }
+    await this.inner.handleRequest(req, res, body);
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      if (message.id !== undefined) this.pending.delete(message.id);
+    } else if (options?.relatedRequestId === undefined && this.getStreams === 0 && this.pending.size > 0) {
+      const latest = [...this.pending].at(-1)!;
+      return this.inner.send(message, { ...options, relatedRequestId: latest });
+    }
+    return this.inner.send(message, options);
+  }
+}
+
 interface HttpSession {
   id: string;
-  transport: StreamableHTTPServerTransport | SSEServerTransport;
+  /** The token label that opened the session; later requests must present the same one. */
+  label: string;
+  transport: StreamableSession | SSEServerTransport;
   lastActive: number;
 }
 
 export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<HttpEndpoint> {
   const sessions = new Map<string, HttpSession>();
+  /** Per-terminal tokens (token → terminal id). */
+  const extraTokens = new Map<string, string>();
   const idleTimeoutMs = opts.idleTimeoutMs ?? 60 * 60 * 1000;
   let port = opts.port;
 
@@ -92,7 +196,13 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, ...(opts.allowedOrigins ?? [])]);
 
   const tapped = (inner: Transport, agentSession: string): Transport =>
-    new TappedTransport(inner, opts.tap, { session: opts.gateway.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' }, opts.redactor);
+    new TappedTransport(
+      inner,
+      opts.tap,
+      // The agent's request, our response and the upstream leg share one exchange id.
+      { session: opts.gateway.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent', annotate: opts.gateway.downstreamAnnotate(agentSession) },
+      opts.redactor,
+    );
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // DNS rebinding: a foreign Host or Origin never gets further than this.
@@ -100,17 +210,18 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     if (!allowedHosts().has(host)) return rpcError(res, 403, -32000, `Forbidden: Host '${host}' is not allowed`);
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins().has(origin)) return rpcError(res, 403, -32000, `Forbidden: Origin '${origin}' is not allowed`);
-    if (!tokenMatches(req.headers.authorization, opts.token)) {
+    const label = tokenLabel(req.headers.authorization, opts.token, extraTokens);
+    if (label === undefined) {
       return rpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="gatehouse"' });
     }
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    if (url.pathname === '/mcp') return handleStreamable(req, res);
-    if (url.pathname === '/sse' && req.method === 'GET') return handleLegacySse(res);
-    if (url.pathname === '/messages' && req.method === 'POST') return handleLegacyMessage(req, res, url);
+    if (url.pathname === '/mcp') return handleStreamable(req, res, label);
+    if (url.pathname === '/sse' && req.method === 'GET') return handleLegacySse(res, label);
+    if (url.pathname === '/messages' && req.method === 'POST') return handleLegacyMessage(req, res, url, label);
     return rpcError(res, 404, -32000, `Not found: ${url.pathname} (the MCP endpoint is /mcp)`);
   }
 
-  async function handleStreamable(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  async function handleStreamable(req: http.IncomingMessage, res: http.ServerResponse, label: string): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     const sid = Array.isArray(sessionId) ? sessionId[0] : sessionId;
     let body: unknown;
@@ -129,40 +240,48 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     }
     if (sid) {
       const session = sessions.get(sid);
-      if (!session || !(session.transport instanceof StreamableHTTPServerTransport)) {
+      // A session is bound to the token that opened it: another token cannot ride on it.
+      if (!session || !(session.transport instanceof StreamableSession) || session.label !== label) {
         return rpcError(res, 404, -32001, 'Session not found (it ended or never existed); initialize a new one');
       }
       session.lastActive = Date.now();
-      return session.transport.handleRequest(req, res, body);
+      return session.transport.handle(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; the first request must be initialize');
     }
     const id = randomUUID();
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => {
-        sessions.set(id, { id, transport, lastActive: Date.now() });
-      },
-    });
-    transport.onclose = () => sessions.delete(id);
-    const server = opts.gateway.createSessionServer({ id, transport: 'streamable-http' });
+    const transport = new StreamableSession(
+      new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => id,
+        onsessioninitialized: () => {
+          sessions.set(id, { id, label, transport, lastActive: Date.now() });
+        },
+      }),
+      () => sessions.delete(id),
+    );
+    const server = opts.gateway.createSessionServer({ id, transport: 'streamable-http', ...(label ? { terminal: label } : {}) });
     await server.connect(tapped(transport, id));
-    await transport.handleRequest(req, res, body);
+    await transport.handle(req, res, body);
   }
 
-  async function handleLegacySse(res: http.ServerResponse): Promise<void> {
+  async function handleLegacySse(res: http.ServerResponse, label: string): Promise<void> {
     const transport = new SSEServerTransport('/messages', res);
     const id = transport.sessionId;
-    sessions.set(id, { id, transport, lastActive: Date.now() });
-    transport.onclose = () => sessions.delete(id);
-    const server = opts.gateway.createSessionServer({ id, transport: 'sse' });
+    sessions.set(id, { id, label, transport, lastActive: Date.now() });
+    const server = opts.gateway.createSessionServer({ id, transport: 'sse', ...(label ? { terminal: label } : {}) });
     await server.connect(tapped(transport, id));
+    // The tap took over the transport's onclose (its constructor installs its own): chain on it.
+    const tappedClose = transport.onclose;
+    transport.onclose = () => {
+      sessions.delete(id);
+      tappedClose?.();
+    };
   }
 
-  async function handleLegacyMessage(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+  async function handleLegacyMessage(req: http.IncomingMessage, res: http.ServerResponse, url: URL, label: string): Promise<void> {
     const session = sessions.get(url.searchParams.get('sessionId') ?? '');
-    if (!session || !(session.transport instanceof SSEServerTransport)) return rpcError(res, 404, -32001, 'Session not found');
+    if (!session || !(session.transport instanceof SSEServerTransport) || session.label !== label) return rpcError(res, 404, -32001, 'Session not found');
     session.lastActive = Date.now();
     let body: unknown;
     try {
@@ -201,6 +320,18 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     url: `http://127.0.0.1:${port}/mcp`,
     port,
     sessionCount: () => sessions.size,
+    issueToken(label: string) {
+      const token = generateToken();
+      extraTokens.set(token, label);
+      return {
+        token,
+        revoke: () => {
+          extraTokens.delete(token);
+          // Sessions opened with a revoked token end with it.
+          for (const sess of sessions.values()) if (sess.label === label) void sess.transport.close().catch(() => {});
+        },
+      };
+    },
     async close() {
       clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));

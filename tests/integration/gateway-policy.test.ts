@@ -206,7 +206,7 @@ describe('audit and tap', () => {
 
   // Fails until http-endpoint.ts passes `annotate: gateway.downstreamAnnotate(agentSession)` to
   // its TappedTransport (the stdio endpoint does): HTTP agent-side records carry no exchange.
-  it.fails('shows the agent-side call and its upstream leg as one exchange (HTTP session)', async () => {
+  it('shows the agent-side call and its upstream leg as one exchange (HTTP session)', async () => {
     const c = await client();
     await c.callTool({ name: 'say', arguments: { message: 'correlate me over http' } });
     const call = host.tap.snapshot().find((e) => e.direction === 'agent_to_gateway' && JSON.stringify(e.message).includes('correlate me over http'))!;
