@@ -17,7 +17,10 @@ import { Supervisor } from './supervisor/supervisor';
 import type { ServerStatus } from './supervisor/types';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
-import { dataDir as defaultDataDir } from './paths';
+import { appRoot, dataDir as defaultDataDir } from './paths';
+import path from 'node:path';
+import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from './agents/terminal-manager';
+import { resolveSearchPath } from './supervisor/shell-path';
 
 export interface HostOptions {
   dataDir?: string;
@@ -36,6 +39,8 @@ export interface LaunchOptions {
   httpPort?: number;
   /** Bearer token for the HTTP endpoint; default GATEHOUSE_TOKEN or a fresh random one. */
   token?: string;
+  /** Start the profile's agent in a terminal when it has one with `autostart` (needs httpPort). */
+  startAgent?: boolean;
   kind?: 'launch' | 'gateway' | 'serve';
 }
 
@@ -72,6 +77,7 @@ export class Host extends EventEmitter<HostEvents> {
   readonly dataDir: string;
   readonly audit: AuditStore | undefined;
   readonly launches = new Map<string, Launch>();
+  readonly terminals: TerminalManager;
   private readonly env: NodeJS.ProcessEnv;
   private readonly secrets: SecretProvider;
   private readonly unsubscribe: Array<() => void> = [];
@@ -90,6 +96,21 @@ export class Host extends EventEmitter<HostEvents> {
       this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
     }
     this.unsubscribe.push(this.broker.onEvent((e) => this.emit('approval', e)));
+    this.terminals = new TerminalManager({
+      dataDir: this.dataDir,
+      hostEnv: this.env,
+      searchPath: () => resolveSearchPath({ env: this.env, extraDirs: [path.join(appRoot(), 'node_modules', '.bin')] }),
+    });
+  }
+
+  /** Open a terminal for a launch: its profile's agent (or an override), wired to the gateway. */
+  async openTerminal(launchId: string, options: OpenTerminalOptions = {}): Promise<TerminalRecord | { unavailable: string; install?: string }> {
+    const launch = this.launches.get(launchId);
+    if (!launch) throw new Error(`no launch ${launchId}`);
+    return this.terminals.open(
+      { launchId, profile: launch.profile, url: launch.endpoint?.url, tokens: launch.endpoint ? { issue: (label) => launch.endpoint!.issueToken(label) } : undefined },
+      options,
+    );
   }
 
   /** Load, validate and resolve a profile by name or path; throws ProfileError with file:line:col. */
@@ -134,6 +155,10 @@ export class Host extends EventEmitter<HostEvents> {
       });
     }
     this.emit('launched', launch);
+    if (opts.startAgent && profile.agent?.autostart && launch.endpoint) {
+      const opened = await this.openTerminal(id).catch((err: Error) => ({ unavailable: err.message }));
+      if ('unavailable' in opened) process.stderr.write(`gatehouse: agent not started: ${opened.unavailable}\n`);
+    }
     return launch;
   }
 
@@ -168,7 +193,8 @@ export class Host extends EventEmitter<HostEvents> {
     );
     gateway.on('agent-session', (a) => {
       if (a.ended) writer.agentSessionEnded(a.id, { endedAt: a.ended });
-      else writer.agentSessionStarted({ id: a.id, session: id, clientName: a.client?.name, clientVersion: a.client?.version, transport: a.transport, startedAt: a.startedAt });
+      else
+        writer.agentSessionStarted({ id: a.id, session: id, clientName: a.client?.name, clientVersion: a.client?.version, transport: a.transport, terminal: a.terminal, startedAt: a.startedAt });
     });
   }
 
@@ -176,6 +202,7 @@ export class Host extends EventEmitter<HostEvents> {
     const launch = this.launches.get(launchId);
     if (!launch || launch.stopped) return;
     launch.stopped = true;
+    this.terminals.closeLaunch(launchId);
     await launch.endpoint?.close();
     await launch.gateway.close();
     await launch.supervisor.stopAll(reason);
@@ -190,6 +217,7 @@ export class Host extends EventEmitter<HostEvents> {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.launches.keys()].map((id) => this.stop(id, reason)));
+    this.terminals.closeAll();
     for (const u of this.unsubscribe) u();
     this.tap.close();
     this.stderrBus.close();

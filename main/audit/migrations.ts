@@ -158,6 +158,8 @@ CREATE INDEX audit_gaps_session ON audit_gaps (session);
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
+  // Agents started in a Gatehouse terminal connect with a per-terminal token: keep which one.
+  { version: 2, name: 'agent session terminal', up: (db) => db.exec('ALTER TABLE agent_sessions ADD COLUMN terminal TEXT') },
 ];
 
 /** The schema version this build writes. */

@@ -89,9 +89,10 @@ describe('opening and migrations', () => {
   it('applies later migrations in order, each in its own transaction', () => {
     openTestStore(dir).store.close();
     const file = auditDbFile(dir);
-    const v2: Migration = { version: 2, name: 'notes', up: (db) => db.exec(`ALTER TABLE sessions ADD COLUMN note TEXT`) };
+    const next = SCHEMA_VERSION + 1;
+    const v2: Migration = { version: next, name: 'notes', up: (db) => db.exec(`ALTER TABLE sessions ADD COLUMN note TEXT`) };
     const broken: Migration = {
-      version: 3,
+      version: next + 1,
       name: 'half-way',
       up: (db) => {
         db.exec(`CREATE TABLE half (x)`);
@@ -100,8 +101,8 @@ describe('opening and migrations', () => {
     };
     expect(() => openAuditStore({ file, retention: false, migrations: [...MIGRATIONS, v2, broken] })).toThrow('boom in migration 3');
     const db = new Database(file);
-    // Migration 2 stuck, 3 rolled back whole: no table `half`, version 2.
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    // The first extra migration stuck, the broken one rolled back whole: no table `half`.
+    expect(db.pragma('user_version', { simple: true })).toBe(next);
     expect(db.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE name = 'half'`).get()).toEqual({ n: 0 });
     expect(db.prepare(`SELECT count(*) AS n FROM pragma_table_info('sessions') WHERE name = 'note'`).get()).toEqual({ n: 1 });
     expect(migrate(db, file, [...MIGRATIONS, v2])).toEqual([]); // re-open: nothing to do

@@ -36,6 +36,8 @@ export interface AgentSessionStart {
   clientVersion?: string;
   /** `stdio`, `streamable-http`, `sse`, … */
   transport?: string;
+  /** The Gatehouse terminal whose agent opened the session. */
+  terminal?: string;
   startedAt?: number;
 }
 
@@ -119,6 +121,7 @@ export interface SessionRow {
 export interface AgentSessionRow {
   id: string;
   session: string;
+  terminal?: string;
   clientName?: string;
   clientVersion?: string;
   transport?: string;

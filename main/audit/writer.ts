@@ -381,7 +381,7 @@ export class QueuedWriter implements AuditWriter {
         `UPDATE agent_sessions SET ended_at = ?, end_reason = coalesce(end_reason, 'session ended') WHERE session = ? AND ended_at IS NULL`,
       ),
       agent: db.prepare(
-        `INSERT INTO agent_sessions (id, session, client_name, client_version, transport, started_at) VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO agent_sessions (id, session, client_name, client_version, transport, started_at, terminal) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
       agentEnd: db.prepare(`UPDATE agent_sessions SET ended_at = ?, end_reason = ? WHERE id = ?`),
       runStart: db.prepare(
@@ -419,7 +419,7 @@ export class QueuedWriter implements AuditWriter {
           return;
         case 'agent': {
           const v = op.v;
-          st.agent.run(v.id, v.session, s(v.clientName), s(v.clientVersion), s(v.transport), op.at);
+          st.agent.run(v.id, v.session, s(v.clientName), s(v.clientVersion), s(v.transport), op.at, s(v.terminal));
           return;
         }
         case 'agentEnd':

@@ -1,4 +1,4 @@
-// `gatehouse profiles list [--json] | validate [--resolve] FILE... | schema`
+// `gatehouse profiles list [--json] | validate [--resolve] FILE... | schema | import FILE`
 // Exit codes (as in ./index.ts): 0 ok, 1 a profile is invalid, 2 usage error.
 // Results go to stdout; problems go to stderr, so `validate` stays scriptable.
 import { parseArgs } from 'node:util';
@@ -13,6 +13,10 @@ const USAGE = `usage:
   gatehouse profiles validate [--resolve] FILE...  check profiles (names work too); --resolve also
                                                    expands \${env:…}/\${secret:…} and checks the workspace
   gatehouse profiles schema                        print the profile JSON Schema
+  gatehouse profiles import FILE [--out FILE] [--name NAME] [--force]
+        [--format claude-desktop|claude-code|vscode|cursor|codex|gemini] [--workspace DIR]
+                                                   turn an MCP client's configuration into a
+                                                   profile; prints the written path
 `;
 
 class UsageError extends Error {}
@@ -25,6 +29,8 @@ export async function run(argv: string[]): Promise<number> {
         return list(rest);
       case 'validate':
         return validate(rest);
+      case 'import':
+        return await importCommand(rest);
       case 'schema':
         parse(rest, {});
         process.stdout.write(profileJsonSchemaText());
@@ -71,6 +77,44 @@ function row(e: ProfileEntry): string[] {
   const name = e.shadowed ? `${e.name} (shadowed)` : e.name;
   if (e.error !== undefined) return [name, 'INVALID', '-', '-', e.file];
   return [name, e.servers.join(',') || '-', e.toolSurface, e.policyDefault, e.file];
+}
+
+async function importCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    { out: { type: 'string', short: 'o' }, name: { type: 'string' }, format: { type: 'string' }, workspace: { type: 'string' }, force: { type: 'boolean' } },
+    true,
+  );
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? 'import takes one FILE' : 'import needs a FILE');
+  // Loaded here, not at the top: `profiles list` need not pay for the TOML parser.
+  const { IMPORT_FORMATS, ImportError, importFile } = await import('../profiles/importers/index');
+  const format = values.format;
+  if (format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`unknown --format '${format}' (expected ${IMPORT_FORMATS.join(', ')})`);
+  }
+  try {
+    const r = importFile(positionals[0]!, {
+      out: values.out,
+      name: values.name,
+      format: format as (typeof IMPORT_FORMATS)[number] | undefined,
+      workspace: values.workspace,
+      force: values.force,
+    });
+    process.stdout.write(`${r.file}\n`);
+    process.stderr.write(`imported ${r.servers.length} server${r.servers.length === 1 ? '' : 's'} (${r.servers.join(', ') || 'none'}) from ${positionals[0]} as ${r.format}\n`);
+    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+    if (r.secrets.length) {
+      process.stderr.write('secrets to set before launching (values were not copied):\n');
+      for (const s of r.secrets) process.stderr.write(`  GATEHOUSE_SECRET_${s.name}  (${s.from}${s.kind === 'clear-text' ? ', was in clear text' : ''})\n`);
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof ImportError) {
+      process.stderr.write(`gatehouse profiles import: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
 }
 
 function validate(args: string[]): number {

@@ -1,0 +1,142 @@
+// `gatehouse connect --profile P --client C [--url URL] [--write [--yes]]`: prints the
+// configuration that points an MCP client at the gateway for a profile; with --write, shows the
+// change to the client's own file as a unified diff and writes it after confirmation, keeping
+// the previous file as FILE.bak. Exit codes: 0 ok, 1 failure or declined, 2 usage error.
+// The configuration (or the diff) goes to stdout; notes and the question go to stderr.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import {
+  CLIENTS,
+  GatewayUrlRequired,
+  MergeError,
+  clientConfig,
+  mergeClientConfig,
+  unifiedDiff,
+  type ClientId,
+} from '../agents/client-configs';
+import { loadProfileFile, ProfileError } from '../profiles/loader';
+import { findProfile } from '../profiles/registry';
+
+const USAGE = `usage: gatehouse connect --profile NAME|FILE --client ${CLIENTS.join('|')}
+                         [--url http://127.0.0.1:PORT/mcp] [--token-env NAME] [--write [--yes]]
+  Prints the configuration that points the client at Gatehouse's gateway for the profile:
+  the HTTP endpoint (with --url) where the client supports it, else \`gatehouse gateway\` over stdio.
+  --write   show the change to the client's configuration file and write it (asks first;
+            --yes for scripts). Other entries are kept; the old file is kept as FILE.bak.`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        profile: { type: 'string', short: 'p' },
+        client: { type: 'string', short: 'c' },
+        url: { type: 'string' },
+        'token-env': { type: 'string' },
+        write: { type: 'boolean' },
+        yes: { type: 'boolean', short: 'y' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  if (values.help) {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (!values.profile) return usage('--profile is required');
+  if (!values.client) return usage('--client is required');
+  if (!(CLIENTS as readonly string[]).includes(values.client)) return usage(`unknown client '${values.client}'`);
+  const client = values.client as ClientId;
+  if (values.url !== undefined && !/^https?:\/\/[^/\s]+/.test(values.url)) return usage(`--url must be an http(s) URL, got '${values.url}'`);
+  const tokenEnv = values['token-env'];
+  if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) return usage(`--token-env must be an environment variable name, got '${tokenEnv}'`);
+  if (values.yes && !values.write) return usage('--yes only makes sense with --write');
+
+  let profile;
+  try {
+    const ref = values.profile;
+    const file = ref.includes('/') || /\.ya?ml$/i.test(ref) ? ref : findProfile(ref);
+    profile = loadProfileFile(file);
+  } catch (err) {
+    process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse connect: ${(err as Error).message}`}\n`);
+    return 1;
+  }
+
+  let cfg;
+  try {
+    cfg = clientConfig(client, { profileName: profile.name, profileFile: profile.absFile, url: values.url, tokenEnv });
+  } catch (err) {
+    if (err instanceof GatewayUrlRequired) {
+      process.stderr.write(`gatehouse connect: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+
+  if (!values.write) {
+    process.stdout.write(cfg.text);
+    process.stderr.write(`\n${cfg.label} (${cfg.transport}): this goes in ${cfg.where}\n${cfg.notes.map((n) => `  - ${n}`).join('\n')}\n`);
+    return 0;
+  }
+
+  const target = cfg.where;
+  const existed = existsSync(target);
+  let existing: string | undefined;
+  let merged;
+  try {
+    existing = existed ? readFileSync(target, 'utf8') : undefined;
+    merged = mergeClientConfig(cfg, existing);
+  } catch (err) {
+    process.stderr.write(`gatehouse connect: ${err instanceof MergeError ? err.message : `cannot read ${target}: ${(err as Error).message}`}\n`);
+    return 1;
+  }
+  if (existing === merged.text) {
+    process.stderr.write(`${target} already points ${cfg.label} at Gatehouse for '${profile.name}'; nothing to change\n`);
+    return 0;
+  }
+  process.stdout.write(unifiedDiff(existing ?? '', merged.text, existed ? target : '/dev/null', target));
+  for (const n of [...merged.notes, ...cfg.notes]) process.stderr.write(`  - ${n}\n`);
+
+  if (!values.yes && !(await confirm(`${existed ? 'Change' : 'Create'} ${target}? [y/N] `))) {
+    process.stderr.write('nothing written\n');
+    return 1;
+  }
+  try {
+    mkdirSync(path.dirname(target), { recursive: true });
+    if (existed) copyFileSync(target, `${target}.bak`);
+    writeFileSync(target, merged.text);
+  } catch (err) {
+    process.stderr.write(`gatehouse connect: cannot write ${target}: ${(err as Error).message}\n`);
+    return 1;
+  }
+  process.stderr.write(`wrote ${target}${existed ? ` (the previous version is ${target}.bak)` : ''}\n`);
+  return 0;
+}
+
+function usage(message: string): number {
+  process.stderr.write(`gatehouse connect: ${message}\n${USAGE}\n`);
+  return 2;
+}
+
+/** One line from stdin (a terminal or a pipe); end of input counts as "no". */
+function confirm(question: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
+    let answered = false;
+    process.stderr.write(question);
+    rl.once('line', (line) => {
+      answered = true;
+      rl.close();
+      resolve(/^\s*y(es)?\s*$/i.test(line));
+    });
+    rl.once('close', () => {
+      if (!answered) resolve(false);
+    });
+  });
+}

@@ -1,0 +1,612 @@
+// What the importers share: tolerant JSON parsing, `${…}` translation into Gatehouse's own
+// expansion syntax (../expand.ts), server-id sanitizing, and the secret rule.
+//
+// The secret rule: a value that looks like a secret becomes a `${secret:NAME}` reference and is
+// never written in clear into the profile. "Looks like" means: it sits under a name that says
+// so (env / header / flag names with TOKEN, KEY, SECRET, PASSWORD, AUTH, CREDENTIAL), it is an
+// Authorization header, or its shape is a known token format (sk-…, ghp_…, xox…-, long hex or
+// base64 runs). False positives cost the user one environment variable; false negatives leak.
+import { ENV_NAME_RE, SERVER_ID_RE, type PolicyRuleSchema, type ProfileInput } from '../schema';
+import type { z } from 'zod';
+import type { ImportFormat, ImportOptions, ImportResult, ImportedSecret } from './types';
+
+/** The source cannot be read as the format at all (syntax error, wrong top-level shape). */
+export class ImportError extends Error {}
+
+type RuleInput = z.input<typeof PolicyRuleSchema>;
+type ServerInput = NonNullable<ProfileInput['servers']>[string];
+
+// ---------------------------------------------------------------- parsing
+
+/**
+ * JSON with comments and trailing commas (VS Code's mcp.json is JSONC; people paste comments
+ * into the others too). Strings are respected, so `"http://x"` keeps its `//`.
+ */
+export function parseJsonc(text: string, fileName: string): unknown {
+  let out = '';
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < n && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < n && text[i] !== '\n') i++;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      // Keep line count so JSON.parse positions stay close to the source.
+      const body = text.slice(i, end < 0 ? n : end + 2);
+      out += body.replace(/[^\n]/g, ' ');
+      i = end < 0 ? n : end + 2;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  out = out.replace(/,(\s*[}\]])/g, '$1');
+  try {
+    return JSON.parse(out);
+  } catch (err) {
+    throw new ImportError(`${fileName}: not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `a.b["c d"]` style path for messages. */
+export function keyPath(...parts: string[]): string {
+  return parts.map((p, i) => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(p) ? (i === 0 ? p : `.${p}`) : `[${JSON.stringify(p)}]`)).join('');
+}
+
+// ---------------------------------------------------------------- ${…} translation
+
+/**
+ * Rewrites a source string into Gatehouse syntax. `map` gets the body of each `${body}` (and,
+ * when `bareDollar` is set, of each `$NAME`) and returns the Gatehouse text for it, or
+ * undefined when the form has no equivalent: that occurrence is kept literally (escaped as
+ * `$${`, so Gatehouse does not try to expand it) and reported through `onUnknown`.
+ */
+export function translateRefs(
+  value: string,
+  map: (body: string) => string | undefined,
+  onUnknown: (token: string) => void,
+  opts: { bareDollar?: boolean } = {},
+): string {
+  let out = '';
+  let i = 0;
+  while (i < value.length) {
+    if (value.startsWith('${', i)) {
+      const end = value.indexOf('}', i + 2);
+      if (end < 0) {
+        out += `$${value.slice(i)}`;
+        break;
+      }
+      const body = value.slice(i + 2, end);
+      const token = value.slice(i, end + 1);
+      const mapped = body.includes('${') ? undefined : map(body);
+      if (mapped === undefined) {
+        onUnknown(token);
+        out += `$${token}`;
+      } else out += mapped;
+      i = end + 1;
+      continue;
+    }
+    if (opts.bareDollar && value[i] === '$') {
+      const m = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(value.slice(i));
+      if (m) {
+        const mapped = map(m[1]!);
+        if (mapped !== undefined) {
+          out += mapped;
+          i += m[0].length;
+          continue;
+        }
+      }
+    }
+    out += value[i];
+    i++;
+  }
+  return out;
+}
+
+/** `${NAME}` / `${NAME:-default}` (shell style, as Claude Code and Gemini CLI write them). */
+export function shellVarRef(body: string): string | undefined {
+  const m = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s.exec(body);
+  if (!m) return undefined;
+  if (m[2] !== undefined) return m[2].includes('$') ? undefined : `\${env:${m[1]}:-${m[2]}}`;
+  return `\${env:${m[1]}}`;
+}
+
+/** `${env:NAME}` as VS Code and Cursor write it (same as Gatehouse's, default included). */
+export function envColonRef(body: string): string | undefined {
+  const m = /^env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^$]*))?$/.exec(body);
+  if (!m) return undefined;
+  return m[2] !== undefined ? `\${env:${m[1]}:-${m[2]}}` : `\${env:${m[1]}}`;
+}
+
+// ---------------------------------------------------------------- names
+
+/** A source server name → `^[a-z][a-z0-9-]*$` (schema.ts SERVER_ID_RE). */
+export function sanitizeServerId(name: string): string {
+  let id = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (!id) id = 'server';
+  if (!/^[a-z]/.test(id)) id = `server-${id}`;
+  return id;
+}
+
+/** Any label → a secret / environment variable name (`api-key` → `API_KEY`). */
+export function envNameFrom(label: string): string {
+  let name = label
+    .toUpperCase()
+    .replace(/[^A-Z0-9_]+/g, '_')
+    .replace(/_{2,}/g, '_')
+    .replace(/^_+|_+$/g, '');
+  if (!name) name = 'SECRET';
+  if (!/^[A-Z_]/.test(name)) name = `S_${name}`;
+  return name;
+}
+
+// ---------------------------------------------------------------- the secret rule
+
+const SECRET_WORD = /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|APIKEY|PRIVATEKEY|ACCESSKEY/;
+
+/** True for names like GITHUB_TOKEN, X-Api-Key, OPENAI_API_KEY, DB_PASSWORD, --auth-token. */
+export function isSecretName(name: string): boolean {
+  const parts = name.toUpperCase().split(/[^A-Z0-9]+/).filter(Boolean);
+  if (SECRET_WORD.test(parts.join(''))) return true;
+  return parts.some(
+    (p) =>
+      p === 'KEY' ||
+      p === 'PAT' ||
+      (p.endsWith('KEY') && p.length <= 10 && !/^(MON|HOT|TUR|DON|JOC)KEY$/.test(p)) ||
+      p === 'AUTH' ||
+      p === 'AUTHORIZATION' ||
+      (p.startsWith('AUTH') && !p.startsWith('AUTHOR')) ||
+      p.includes('CREDENTIAL'),
+  );
+}
+
+/** Values that are plainly not secrets even under a secret-sounding name (flags, counts). */
+function isTrivialValue(v: string): boolean {
+  return v === '' || /^(true|false|yes|no|on|off|none|null|\d{1,6})$/i.test(v);
+}
+
+const TOKEN_SHAPES: RegExp[] = [
+  /sk-[A-Za-z0-9_-]{16,}/g, // OpenAI / Anthropic (sk-ant-…, sk-proj-…)
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
+  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
+  /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
+  /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key id
+  /\bAIza[0-9A-Za-z_-]{35}/g, // Google API key
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT
+  /\b[0-9a-fA-F]{32,}\b/g, // long hex
+  /[A-Za-z0-9+_-]{40,}={0,2}/g, // long base64(url); checked for mixed case and digits below
+];
+
+function looksLikeToken(match: string, re: RegExp): boolean {
+  if (re === TOKEN_SHAPES[8]) return /[0-9]/.test(match) && /[a-fA-F]/.test(match);
+  if (re === TOKEN_SHAPES[9]) return /[a-z]/.test(match) && /[A-Z]/.test(match) && /[0-9]/.test(match);
+  return true;
+}
+
+/** Splits a Gatehouse-syntax string into literal text and `${…}` references. */
+function segments(value: string): Array<{ ref: boolean; text: string }> {
+  const out: Array<{ ref: boolean; text: string }> = [];
+  let lit = '';
+  let i = 0;
+  while (i < value.length) {
+    if (value.startsWith('$${', i)) {
+      lit += '$${';
+      i += 3;
+      continue;
+    }
+    if (value.startsWith('${', i)) {
+      const end = value.indexOf('}', i);
+      if (end > 0) {
+        if (lit) out.push({ ref: false, text: lit });
+        lit = '';
+        out.push({ ref: true, text: value.slice(i, end + 1) });
+        i = end + 1;
+        continue;
+      }
+    }
+    lit += value[i];
+    i++;
+  }
+  if (lit) out.push({ ref: false, text: lit });
+  return out;
+}
+
+const WHOLE_ENV_REF = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/;
+const WHOLE_SECRET_REF = /^\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+// ---------------------------------------------------------------- the builder
+
+/** One server as an importer understood it; strings are already in Gatehouse syntax. */
+export interface ServerDraft {
+  /** Name in the source file. */
+  name: string;
+  /** Path of the entry in the source, for messages (`mcpServers.github`). */
+  from: string;
+  description?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  inheritEnv?: string[];
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  transport?: 'auto' | 'streamable-http' | 'sse';
+  disabled?: boolean;
+  startupTimeoutS?: number;
+  requestTimeoutS?: number;
+  /** Tool allow-list (Codex enabled_tools, Gemini includeTools). */
+  enabledTools?: string[];
+  /** Tool deny-list (Codex disabled_tools, Gemini excludeTools). */
+  disabledTools?: string[];
+  /** Where the tool lists came from, for rule reasons. */
+  toolListKeys?: { enabled: string; disabled: string };
+}
+
+export class ProfileBuilder {
+  readonly warnings: string[] = [];
+  readonly secrets: ImportedSecret[] = [];
+  private readonly servers: Record<string, ServerInput> = {};
+  private readonly rules: RuleInput[] = [];
+  private readonly serverIds: Record<string, string> = {};
+  /** Secret name → the clear value it stands for (kept in memory only, to dedupe names). */
+  private readonly secretValues = new Map<string, string | undefined>();
+
+  constructor(
+    private readonly format: ImportFormat,
+    private readonly label: string,
+    private readonly opts: ImportOptions,
+  ) {}
+
+  warn(message: string): void {
+    if (!this.warnings.includes(message)) this.warnings.push(message);
+  }
+
+  /** Records a secret the source referred to by name (VS Code input, Codex bearer variable). */
+  referSecret(name: string, from: string, kind: ImportedSecret['kind'], description?: string): string {
+    if (!this.secretValues.has(name)) {
+      this.secretValues.set(name, undefined);
+      this.secrets.push({ name, from, kind, ...(description ? { description } : {}) });
+    }
+    return `\${secret:${name}}`;
+  }
+
+  /** A clear-text secret value → a `${secret:NAME}` reference, NAME derived from `base`. */
+  private hideValue(base: string, serverId: string, value: string, from: string): string {
+    const candidates = [envNameFrom(base), envNameFrom(`${serverId}_${base}`)];
+    for (let n = 2; candidates.length < 12; n++) candidates.push(`${envNameFrom(`${serverId}_${base}`)}_${n}`);
+    for (const name of candidates) {
+      if (!this.secretValues.has(name)) {
+        this.secretValues.set(name, value);
+        this.secrets.push({ name, from, kind: 'clear-text' });
+        return `\${secret:${name}}`;
+      }
+      // The same value under the same name (one token shared by two servers): set it once.
+      if (this.secretValues.get(name) === value) return `\${secret:${name}}`;
+    }
+    throw new Error(`cannot find a free secret name for ${from}`);
+  }
+
+  /** A value under a secret-sounding name: the whole value becomes a secret reference. */
+  private secretWhole(base: string, serverId: string, value: string, from: string): string {
+    if (isTrivialValue(value)) return value;
+    const env = WHOLE_ENV_REF.exec(value);
+    if (env) {
+      // ${secret:X} reads GATEHOUSE_SECRET_X, then X (secrets/provider.ts): the same variable,
+      // but now redacted everywhere.
+      if (env[2]) this.warn(`${from}: the default of \${${env[1]}} was dropped (a secret has no default)`);
+      return this.referSecret(env[1]!, from, 'reference');
+    }
+    const secret = WHOLE_SECRET_REF.exec(value);
+    if (secret) return this.referSecret(secret[1]!, from, 'input');
+    if (!value.includes('${')) return this.hideValue(base, serverId, value, from);
+    // Mixed literal and references ("prefix-${env:X}"): hide each literal run that carries data.
+    return segments(value)
+      .map((s) => {
+        if (s.ref) {
+          const e = WHOLE_ENV_REF.exec(s.text);
+          return e && !e[2] ? this.referSecret(e[1]!, from, 'reference') : s.text;
+        }
+        return s.text.trim().length >= 8 ? this.hideValue(base, serverId, s.text, from) : s.text;
+      })
+      .join('');
+  }
+
+  /** Any value: token-shaped substrings of its literal text become secret references. */
+  private scanValue(base: string, serverId: string, value: string, from: string): string {
+    return segments(value)
+      .map((s) => {
+        if (s.ref) return s.text;
+        // Credentials in a URL's authority (postgresql://user:password@host/db in an argument).
+        let text = s.text.replace(/([a-z][a-z0-9+.-]*:\/\/[^/@:\s]+:)([^/@\s]+)@/gi, (_m, head: string, pass: string) => {
+          return `${head}${this.hideValue(`${serverId}_PASSWORD`, serverId, pass, from)}@`;
+        });
+        for (const re of TOKEN_SHAPES) {
+          text = text.replace(re, (m) => (looksLikeToken(m, re) ? this.hideValue(base, serverId, m, from) : m));
+        }
+        return text;
+      })
+      .join('');
+  }
+
+  private envValue(serverId: string, key: string, value: string, from: string): string {
+    return isSecretName(key) ? this.secretWhole(key, serverId, value, from) : this.scanValue(`${serverId}_${key}`, serverId, value, from);
+  }
+
+  private headerValue(serverId: string, header: string, value: string, from: string): string {
+    if (/^(proxy-)?authorization$/i.test(header)) {
+      const m = /^(Bearer|Basic|Token|Bot|Digest)(\s+)(.*)$/is.exec(value);
+      if (m) return `${m[1]}${m[2]}${this.secretWhole(`${serverId}_TOKEN`, serverId, m[3]!, from)}`;
+      return this.secretWhole(`${serverId}_TOKEN`, serverId, value, from);
+    }
+    // X-Api-Key → <SERVER>_API_KEY; a specific name (CONTEXT7_API_KEY) is kept as it is.
+    if (isSecretName(header)) {
+      const base = /^x-/i.test(header) ? `${serverId}_${header.slice(2)}` : header;
+      return this.secretWhole(base, serverId, value, from);
+    }
+    return this.scanValue(`${serverId}_${header}`, serverId, value, from);
+  }
+
+  private argValues(serverId: string, args: string[], from: string): string[] {
+    return args.map((arg, i) => {
+      const where = `${from}[${i}]`;
+      const flagEq = /^(--?[A-Za-z][A-Za-z0-9_-]*)=(.+)$/s.exec(arg);
+      if (flagEq && isSecretName(flagEq[1]!)) {
+        return `${flagEq[1]}=${this.secretWhole(`${serverId}_${flagEq[1]!.replace(/^-+/, '')}`, serverId, flagEq[2]!, where)}`;
+      }
+      const prev = i > 0 ? args[i - 1]! : '';
+      if (/^--?[A-Za-z][A-Za-z0-9_-]*$/.test(prev) && isSecretName(prev) && !arg.startsWith('-')) {
+        return this.secretWhole(`${serverId}_${prev.replace(/^-+/, '')}`, serverId, arg, where);
+      }
+      return this.scanValue(`${serverId}_TOKEN`, serverId, arg, where);
+    });
+  }
+
+  private urlValue(serverId: string, url: string, from: string): string {
+    let out = url;
+    // Query parameters named like secrets: ?api_key=…&token=…
+    out = out.replace(/([?&])([^=&#\s]+)=([^&#\s]*)/g, (m, sep: string, key: string, value: string) => {
+      if (!isSecretName(key) || !value) return m;
+      return `${sep}${key}=${this.secretWhole(`${serverId}_${key}`, serverId, value, from)}`;
+    });
+    return this.scanValue(`${serverId}_TOKEN`, serverId, out, from);
+  }
+
+  addServer(d: ServerDraft): void {
+    let id = sanitizeServerId(d.name);
+    if (this.servers[id] !== undefined) {
+      let n = 2;
+      while (this.servers[`${id}-${n}`] !== undefined) n++;
+      id = `${id}-${n}`;
+    }
+    if (id !== d.name) {
+      this.warn(`${d.from}: imported as server "${id}" (server ids are lowercase letters, digits and '-', starting with a letter)`);
+    }
+    if (!SERVER_ID_RE.test(id)) throw new Error(`internal: sanitized id '${id}' is invalid`);
+    this.serverIds[d.name] = id;
+
+    const common: Record<string, unknown> = {};
+    if (d.disabled) common.disabled = true;
+    if (d.startupTimeoutS !== undefined) common.startup_timeout_s = d.startupTimeoutS;
+    if (d.requestTimeoutS !== undefined) common.request_timeout_s = d.requestTimeoutS;
+
+    const server: Record<string, unknown> = {};
+    if (d.description) server.description = d.description;
+    if (d.command !== undefined) {
+      server.command = this.scanValue(`${id}_TOKEN`, id, d.command, `${d.from}.command`);
+      if (d.args?.length) server.args = this.argValues(id, d.args, `${d.from}.args`);
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(d.env ?? {})) {
+        if (!ENV_NAME_RE.test(k)) {
+          this.warn(`${d.from}.env.${k}: not a valid environment variable name, dropped`);
+          continue;
+        }
+        env[k] = this.envValue(id, k, v, `${d.from}.env.${k}`);
+      }
+      if (Object.keys(env).length) server.env = env;
+      const inherit = (d.inheritEnv ?? []).filter((k) => {
+        if (ENV_NAME_RE.test(k)) return true;
+        this.warn(`${d.from}: '${k}' is not a valid environment variable name, not passed through`);
+        return false;
+      });
+      if (inherit.length) server.inherit_env = [...new Set(inherit)];
+      if (d.cwd) server.cwd = d.cwd;
+    } else if (d.url !== undefined) {
+      server.url = this.urlValue(id, d.url, `${d.from}.url`);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(d.headers ?? {})) headers[k] = this.headerValue(id, k, v, `${d.from}.headers.${k}`);
+      if (Object.keys(headers).length) server.headers = headers;
+      if (d.transport && d.transport !== 'auto') server.transport = d.transport;
+    } else {
+      throw new Error(`internal: draft ${d.from} has neither command nor url`);
+    }
+    this.servers[id] = { ...server, ...common } as ServerInput;
+    this.addToolRules(id, d);
+  }
+
+  /** Tool allow/deny lists → policy rules on canonical names `<id>.<tool>`. */
+  private addToolRules(id: string, d: ServerDraft): void {
+    const keys = d.toolListKeys ?? { enabled: 'enabled_tools', disabled: 'disabled_tools' };
+    const names = (tools: string[]) => tools.map((t) => `${id}.${t}`);
+    // The deny-list first: a tool in both lists is hidden (Codex applies disabled_tools after
+    // enabled_tools), and the first matching rule decides.
+    if (d.disabledTools?.length) {
+      this.rules.push({ match: names(d.disabledTools), decision: 'deny', reason: `${keys.disabled} of ${d.from}` });
+    }
+    if (d.enabledTools) {
+      if (d.enabledTools.length) {
+        this.rules.push({ match: names(d.enabledTools), decision: 'allow', reason: `${keys.enabled} of ${d.from}` });
+      }
+      this.rules.push({ match: `${id}.*`, decision: 'deny', reason: `not in ${keys.enabled} of ${d.from}` });
+    }
+  }
+
+  build(): ImportResult {
+    const base = this.opts.fileName.split(/[\\/]/).pop() ?? this.opts.fileName;
+    const profile: ProfileInput = {
+      ...(this.opts.profileName ? { name: this.opts.profileName } : {}),
+      description: `Imported from ${base} (${this.label}).`,
+      workspace: this.opts.workspace ?? '.',
+      tool_surface: 'friendly',
+      servers: this.servers,
+      policy: { default: 'approve', ...(this.rules.length ? { rules: this.rules } : {}) },
+    };
+    if (Object.keys(this.servers).length === 0) this.warn(`${base}: no MCP servers found`);
+    return { format: this.format, profile, warnings: this.warnings, secrets: this.secrets, serverIds: this.serverIds };
+  }
+}
+
+// ---------------------------------------------------------------- JSON-family entries
+
+export interface JsonEntryHooks {
+  /** Source string → Gatehouse syntax (per format). */
+  translate(value: string, where: string): string;
+  /**
+   * Format-specific keys: return true when handled. Called before the common keys, so a
+   * format can claim `url` (Gemini's url is SSE) or `type`.
+   */
+  extra?(key: string, value: unknown, draft: ServerDraft, where: string): boolean;
+}
+
+const COMMON_KEYS = new Set(['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'description', 'disabled', 'enabled']);
+
+/**
+ * One `mcpServers` / `servers` entry of the JSON formats (Claude Desktop, Claude Code, Cursor,
+ * VS Code, Gemini CLI share command/args/env and url/headers). Anything else is a warning.
+ */
+export function jsonEntryDraft(b: ProfileBuilder, name: string, entry: unknown, from: string, hooks: JsonEntryHooks): ServerDraft | undefined {
+  if (!isObject(entry)) {
+    b.warn(`${from}: expected an object, got ${Array.isArray(entry) ? 'an array' : typeof entry}; skipped`);
+    return undefined;
+  }
+  const d: ServerDraft = { name, from };
+  const str = (v: unknown, key: string): string | undefined => {
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    b.warn(`${from}.${key}: expected a string, got ${JSON.stringify(v)}; dropped`);
+    return undefined;
+  };
+  const strMap = (v: unknown, key: string): Record<string, string> | undefined => {
+    if (!isObject(v)) {
+      b.warn(`${from}.${key}: expected an object; dropped`);
+      return undefined;
+    }
+    const out: Record<string, string> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const s = str(x, `${key}.${k}`);
+      if (s !== undefined) out[k] = hooks.translate(s, `${from}.${key}.${k}`);
+    }
+    return out;
+  };
+
+  let type: string | undefined;
+  for (const [key, value] of Object.entries(entry)) {
+    const where = `${from}.${key}`;
+    if (hooks.extra?.(key, value, d, where)) continue;
+    if (!COMMON_KEYS.has(key)) {
+      b.warn(`${where}: not supported by Gatehouse profiles; dropped`);
+      continue;
+    }
+    switch (key) {
+      case 'type':
+        type = typeof value === 'string' ? value : undefined;
+        break;
+      case 'command': {
+        const s = str(value, key);
+        if (s !== undefined) d.command = hooks.translate(s, where);
+        break;
+      }
+      case 'args':
+        if (Array.isArray(value)) {
+          d.args = value.flatMap((a, i) => {
+            const s = str(a, `args[${i}]`);
+            return s === undefined ? [] : [hooks.translate(s, `${where}[${i}]`)];
+          });
+        } else b.warn(`${where}: expected an array of strings; dropped`);
+        break;
+      case 'env':
+        d.env = strMap(value, key);
+        break;
+      case 'headers':
+        d.headers = strMap(value, key);
+        break;
+      case 'cwd': {
+        const s = str(value, key);
+        if (s !== undefined) d.cwd = hooks.translate(s, where);
+        break;
+      }
+      case 'url': {
+        const s = str(value, key);
+        if (s !== undefined) d.url = hooks.translate(s, where);
+        break;
+      }
+      case 'description':
+        if (typeof value === 'string') d.description = value;
+        break;
+      case 'disabled':
+        if (value === true) d.disabled = true;
+        break;
+      case 'enabled':
+        if (value === false) d.disabled = true;
+        break;
+    }
+  }
+
+  if (type !== undefined) {
+    const t = type.toLowerCase();
+    if (t === 'http' || t === 'streamable-http' || t === 'streamablehttp' || t === 'streamable_http') d.transport = 'streamable-http';
+    else if (t === 'sse') d.transport = 'sse';
+    else if (t !== 'stdio') b.warn(`${from}.type: unknown transport '${type}'; guessed from the other keys`);
+    if (t === 'stdio' && d.command === undefined) {
+      b.warn(`${from}: type is stdio but there is no command; skipped`);
+      return undefined;
+    }
+    if (t !== 'stdio' && d.url === undefined && d.command === undefined) {
+      b.warn(`${from}: type is ${type} but there is no url; skipped`);
+      return undefined;
+    }
+  }
+  return finishDraft(b, d, from, type);
+}
+
+/** Decides stdio vs http when both or neither are present. */
+export function finishDraft(b: ProfileBuilder, d: ServerDraft, from: string, type?: string): ServerDraft | undefined {
+  const wantsHttp = type !== undefined && type.toLowerCase() !== 'stdio';
+  if (d.command !== undefined && d.url !== undefined) {
+    if (wantsHttp) {
+      b.warn(`${from}.command: ignored, the entry is a ${type} server at its url`);
+      d.command = undefined;
+    } else {
+      b.warn(`${from}.url: ignored, the entry starts a command`);
+      d.url = undefined;
+    }
+  }
+  if (d.command === undefined && d.url === undefined) {
+    b.warn(`${from}: neither a command nor a url; skipped`);
+    return undefined;
+  }
+  if (d.command !== undefined) {
+    if (d.headers && Object.keys(d.headers).length) b.warn(`${from}.headers: a stdio server has no headers; dropped`);
+    d.headers = undefined;
+  } else {
+    if (d.args?.length) b.warn(`${from}.args: an HTTP server has no args; dropped`);
+    if (d.env && Object.keys(d.env).length) b.warn(`${from}.env: an HTTP server has no env; dropped`);
+    if (d.cwd !== undefined) b.warn(`${from}.cwd: an HTTP server has no cwd; dropped`);
+    d.args = d.env = d.cwd = undefined;
+  }
+  return d;
+}
