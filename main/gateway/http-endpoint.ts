@@ -7,7 +7,10 @@
 import http from 'node:http';
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+// A lean transport straight on node:http (same options and handleRequest as the SDK's): the SDK's
+// converts every request to a web Request/Response through @hono/node-server, measured at
+// 25–40% of the gateway's CPU per call (bench/RESULTS.md).
+import { LeanStreamableHTTPServerTransport as StreamableHTTPServerTransport } from './lean-http-transport';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import {
   isInitializeRequest,

@@ -7,7 +7,8 @@
 //
 // The decoder works on Buffers, not strings: a Content-Length is a count of bytes, and a
 // multibyte UTF-8 character may be split across two reads.
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { checkJsonRpcMessage } from './jsonrpc-check';
 import type { Framing } from '../profiles/types';
 
 export type WireFraming = 'line' | 'content-length';
@@ -338,7 +339,7 @@ function validate(body: Buffer, bytes: number, framing: WireFraming): DecodedIte
   } catch (err) {
     return { ...fault(body, `not JSON: ${(err as Error).message}`, bytes), framing };
   }
-  const parsed = JSONRPCMessageSchema.safeParse(value);
+  const parsed = checkJsonRpcMessage(value);
   if (!parsed.success) {
     // The parsed value rides along: the stdio gateway answers some non-JSON-RPC input itself
     // (the legacy tool envelope, -32600 with the request's id).

@@ -304,6 +304,9 @@ async function* sseMessages(res: Response): AsyncGenerator<unknown, void, undefi
 }
 
 async function readSse(res: Response, count: number): Promise<unknown[]> {
+  // A server may answer a POST with plain JSON when the response is the only message
+  // (basic/transports); the gateway does so for initialize.
+  if (res.headers.get('content-type')?.startsWith('application/json')) return [await res.json()];
   const out: unknown[] = [];
   for await (const m of sseMessages(res)) {
     out.push(m);

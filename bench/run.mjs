@@ -1,0 +1,532 @@
+// `npm run bench`: tools/call of server-everything's `echo`, measured with the SDK's own Client,
+// directly over stdio and through every front we care about (issue 3, "Proof → Performance").
+// A benchmark, not a test (STYLE.md): ratios against baselines measured in this same run, aims
+// printed as PASS/MISS lines, exit 0 either way. Everything listens on 127.0.0.1 and everything
+// this script starts is killed at the end, also on Ctrl-C.
+//
+//   node bench/run.mjs [--quick] [--rounds N] [--only id,id] [--no-write]
+//
+// Per target: warm-up, sequential calls (p50/p99), then calls/s with 32 requests in flight on
+// ONE client session (32 concurrent callers sharing one SDK Client), then the peak RSS (VmHWM)
+// and CPU time of the process in the middle (gateway, proxy, or the floor server itself).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: opts } = parseArgs({
+  options: {
+    quick: { type: 'boolean' },
+    rounds: { type: 'string' },
+    only: { type: 'string' },
+    'no-write': { type: 'boolean' },
+    'cpu-prof': { type: 'string' },
+    'gateway-node-options': { type: 'string' },
+  },
+  strict: true,
+});
+const quick = !!opts.quick;
+const rounds = Number(opts.rounds ?? (quick ? 1 : 2));
+const N = quick ? { warm: 100, seq: 300, conc: 600 } : { warm: 300, seq: 2000, conc: 3000 };
+const INFLIGHT = 32;
+const TOKEN = 'bench-token-0123456789abcdef';
+const CLK_TCK = 100; // Linux USER_HZ for /proc/PID/stat utime/stime
+
+const everythingEntry = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const supergatewayEntry = path.join(root, 'node_modules/supergateway/dist/index.js');
+const mcpProxyEntry = path.join(root, 'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
+const cliEntry = path.join(root, 'out/cli.mjs');
+const leanCliEntry = path.join(root, 'out/bench/cli-lean.mjs');
+const leanSource = path.join(root, 'main/gateway/lean-http-transport.ts');
+
+// ---- process bookkeeping: everything we start is killed at the end ----------------------------
+
+const tracked = new Set(); // pids (our direct children, each in its own process group when detached)
+const tmpDirs = [];
+
+function procChildren() {
+  const byParent = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!byParent.has(ppid)) byParent.set(ppid, []);
+      byParent.get(ppid).push(Number(entry));
+    } catch {}
+  }
+  return byParent;
+}
+
+function descendants(pid) {
+  const byParent = procChildren();
+  const out = [];
+  const stack = [pid];
+  while (stack.length) {
+    for (const c of byParent.get(stack.pop()) ?? []) {
+      out.push(c);
+      stack.push(c);
+    }
+  }
+  return out;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function killTree(pid, graceMs = 3000) {
+  const pids = [pid, ...descendants(pid)];
+  for (const p of pids) {
+    try {
+      process.kill(p, 'SIGTERM');
+    } catch {}
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep(50);
+  for (const p of pids) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {}
+  }
+  tracked.delete(pid);
+}
+
+async function cleanupAll() {
+  await Promise.all([...tracked].map((pid) => killTree(pid)));
+  for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
+  tmpDirs.length = 0;
+}
+
+let interrupted = false;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    process.stderr.write(`\nbench: ${sig}, stopping everything it started…\n`);
+    void cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+// ---- helpers --------------------------------------------------------------------------------
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function readStatus(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+    return { hwmKb: kb('VmHWM'), rssKb: kb('VmRSS') };
+  } catch {
+    return { hwmKb: NaN, rssKb: NaN };
+  }
+}
+
+function cpuTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
+  } catch {
+    return NaN;
+  }
+}
+
+function mkTmp(prefix) {
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tmpDirs.push(d);
+  return d;
+}
+
+/** A detached child (own process group) whose stderr tail we keep for error messages. */
+function spawnTracked(command, args, env = {}) {
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  tracked.add(child.pid);
+  const tail = [];
+  const keep = (chunk) => {
+    tail.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    if (tail.length > 30) tail.splice(0, tail.length - 30);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  child.on('exit', () => tracked.delete(child.pid));
+  return { child, tail };
+}
+
+async function waitForHttp(url, child, tail, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited before listening:\n  ${tail.join('\n  ')}`);
+    try {
+      const res = await fetch(url, { method: 'GET', headers: { host: new URL(url).host } });
+      await res.body?.cancel();
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`not listening at ${url} after ${timeoutMs} ms:\n  ${tail.join('\n  ')}`);
+}
+
+function writeProfile(dir) {
+  const workspace = path.join(dir, 'ws');
+  mkdirSync(workspace, { recursive: true });
+  const file = path.join(dir, 'bench.yaml');
+  writeFileSync(
+    file,
+    [
+      'name: bench',
+      `workspace: ${JSON.stringify(workspace)}`,
+      'servers:',
+      '  everything:',
+      `    command: ${JSON.stringify(process.execPath)}`,
+      `    args: [${JSON.stringify(everythingEntry)}, stdio]`,
+      'policy:',
+      '  default: allow',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+function newClient() {
+  return new Client({ name: 'gatehouse-bench', version: '0.1.0' }, { capabilities: {} });
+}
+
+// The SDK client hands its one transport-wide AbortSignal to every fetch; undici releases each
+// request's 'abort' listener only when the request is garbage-collected, so a few thousand fast
+// calls pile up thousands of listeners (MaxListenersExceededWarning) and adding one becomes
+// linear in their number, slowing the *client* more the faster the server is. The wrapper
+// leaves the signal out (it only matters for close()), the same for every HTTP target.
+const benchFetch = (url, init) => fetch(url, { ...init, signal: undefined });
+
+function httpClientTransport(url, token) {
+  return new StreamableHTTPClientTransport(new URL(url), {
+    fetch: benchFetch,
+    ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
+  });
+}
+
+// ---- targets --------------------------------------------------------------------------------
+
+/** `--cpu-prof DIR`: the gateway children write V8 CPU profiles there (on orderly exit). */
+function cpuProfArgs() {
+  const extra = opts['gateway-node-options']?.split(/\s+/).filter(Boolean) ?? [];
+  return [...extra, ...(opts['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts['cpu-prof'])}`] : [])];
+}
+
+/** Each start() resolves to { client, pid (the process in the middle), stop() }. */
+function gatewayHttpTarget(entry, audit) {
+  return async () => {
+    const dir = mkTmp('gh-bench-');
+    const profile = writeProfile(dir);
+    const port = await freePort();
+    const args = [entry, 'gateway', '--profile', profile, '--http', String(port), '--quiet', '--data-dir', path.join(dir, 'data')];
+    if (!audit) args.push('--no-audit');
+    const { child, tail } = spawnTracked(process.execPath, [...cpuProfArgs(), ...args], { GATEHOUSE_TOKEN: TOKEN });
+    const url = `http://127.0.0.1:${port}/mcp`;
+    await waitForHttp(url, child, tail);
+    const client = newClient();
+    await client.connect(httpClientTransport(url, TOKEN));
+    return { client, pid: child.pid, stop: () => killTree(child.pid, 5000) };
+  };
+}
+
+function stdioTarget(command, args, middleIsServer) {
+  return async () => {
+    const transport = new StdioClientTransport({ command, args, cwd: root, stderr: 'pipe', env: { ...process.env } });
+    transport.stderr?.on('data', () => {});
+    const client = newClient();
+    await client.connect(transport);
+    const pid = transport.pid;
+    tracked.add(pid);
+    return {
+      client,
+      pid,
+      middleIsServer,
+      stop: async () => {
+        await client.close().catch(() => {});
+        const deadline = Date.now() + 5000;
+        while (Date.now() < deadline && alive(pid)) await sleep(50);
+        if (alive(pid)) await killTree(pid);
+        tracked.delete(pid);
+      },
+    };
+  };
+}
+
+function gatewayStdioTarget(audit) {
+  return async () => {
+    const dir = mkTmp('gh-bench-');
+    const profile = writeProfile(dir);
+    const args = [...cpuProfArgs(), cliEntry, 'gateway', '--profile', profile, '--quiet', '--data-dir', path.join(dir, 'data')];
+    if (!audit) args.push('--no-audit');
+    return stdioTarget(process.execPath, args, false)();
+  };
+}
+
+function httpChildTarget(makeArgs, urlPath = '/mcp') {
+  return async () => {
+    const port = await freePort();
+    const { child, tail } = spawnTracked(process.execPath, makeArgs(port));
+    const url = `http://127.0.0.1:${port}${urlPath}`;
+    await waitForHttp(url, child, tail);
+    const client = newClient();
+    await client.connect(httpClientTransport(url));
+    return { client, pid: child.pid, stop: () => killTree(child.pid) };
+  };
+}
+
+const everythingCmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(everythingEntry)} stdio`;
+
+const leanAvailable = existsSync(leanSource);
+const TARGETS = [
+  { id: 'direct', label: 'direct stdio (server-everything)', start: stdioTarget(process.execPath, [everythingEntry, 'stdio'], true) },
+  { id: 'gw-http', label: 'gateway HTTP, SDK transport, audit on', start: gatewayHttpTarget(cliEntry, true) },
+  { id: 'gw-http-noaudit', label: 'gateway HTTP, SDK transport, audit off', start: gatewayHttpTarget(cliEntry, false) },
+  ...(leanAvailable
+    ? [
+        { id: 'gw-lean', label: 'gateway HTTP, lean transport, audit on', start: gatewayHttpTarget(leanCliEntry, true) },
+        { id: 'gw-lean-noaudit', label: 'gateway HTTP, lean transport, audit off', start: gatewayHttpTarget(leanCliEntry, false) },
+      ]
+    : []),
+  { id: 'gw-stdio', label: 'gateway stdio, audit on', start: gatewayStdioTarget(true) },
+  { id: 'gw-stdio-noaudit', label: 'gateway stdio, audit off', start: gatewayStdioTarget(false) },
+  {
+    id: 'supergateway',
+    label: 'supergateway --stateful (streamableHttp)',
+    start: httpChildTarget((port) => [supergatewayEntry, '--stdio', everythingCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none']),
+  },
+  {
+    id: 'mcp-proxy',
+    label: 'mcp-proxy (stream endpoint)',
+    start: httpChildTarget((port) => [mcpProxyEntry, '--host', '127.0.0.1', '--port', String(port), '--', process.execPath, everythingEntry, 'stdio']),
+  },
+  { id: 'floor', label: 'SDK Streamable HTTP echo server (floor)', start: httpChildTarget((port) => [path.join(root, 'bench/floor-server.mjs'), String(port)]) },
+];
+
+// ---- measurement ----------------------------------------------------------------------------
+
+function pct(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function measure(target) {
+  const t = await target.start();
+  const { client, pid } = t;
+  try {
+    let n = 0;
+    const call = () => client.callTool({ name: 'echo', arguments: { message: `hello ${n++}` } });
+    const first = await call();
+    const text = first.content?.[0]?.text;
+    if (text !== 'Echo: hello 0') throw new Error(`unexpected echo result: ${JSON.stringify(first).slice(0, 200)}`);
+    for (let i = 0; i < N.warm; i++) await call();
+
+    const cpu0 = cpuTicks(pid);
+    const lat = new Array(N.seq);
+    for (let i = 0; i < N.seq; i++) {
+      const t0 = performance.now();
+      await call();
+      lat[i] = performance.now() - t0;
+    }
+    const cpu1 = cpuTicks(pid);
+    lat.sort((a, b) => a - b);
+
+    let issued = 0;
+    const worker = async () => {
+      while (issued < N.conc) {
+        issued++;
+        await call();
+      }
+    };
+    const c0 = performance.now();
+    await Promise.all(Array.from({ length: INFLIGHT }, worker));
+    const elapsed = performance.now() - c0;
+    const cpu2 = cpuTicks(pid);
+    const { hwmKb } = readStatus(pid);
+    return {
+      p50: pct(lat, 50),
+      p99: pct(lat, 99),
+      cps: N.conc / (elapsed / 1000),
+      hwmMb: hwmKb / 1024,
+      // CPU of the middle process per call (sequential phase, then the concurrent phase).
+      cpuSeqMs: ((cpu1 - cpu0) / CLK_TCK / N.seq) * 1000,
+      cpuConcMs: ((cpu2 - cpu1) / CLK_TCK / N.conc) * 1000,
+    };
+  } finally {
+    await t.stop();
+  }
+}
+
+function best(a, b) {
+  if (!a) return b;
+  return {
+    p50: Math.min(a.p50, b.p50),
+    p99: Math.min(a.p99, b.p99),
+    cps: Math.max(a.cps, b.cps),
+    hwmMb: Math.max(a.hwmMb, b.hwmMb),
+    cpuSeqMs: Math.min(a.cpuSeqMs, b.cpuSeqMs),
+    cpuConcMs: Math.min(a.cpuConcMs, b.cpuConcMs),
+  };
+}
+
+// ---- report ---------------------------------------------------------------------------------
+
+const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '—');
+const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '—');
+
+function table(results) {
+  const direct = results.get('direct');
+  const sg = results.get('supergateway');
+  const head = ['target', 'p50 ms', 'p99 ms', 'calls/s', 'p50 ÷ stdio', 'calls/s ÷ stdio', 'p50 ÷ supergw', 'calls/s ÷ supergw', 'peak RSS MB', 'CPU ms/call (seq/32)'];
+  const rows = [];
+  for (const t of TARGETS) {
+    const r = results.get(t.id);
+    if (!r) continue;
+    rows.push([
+      t.label,
+      f(r.p50, 3),
+      f(r.p99, 3),
+      f(r.cps, 0),
+      ratio(r.p50 / direct?.p50),
+      ratio(r.cps / direct?.cps),
+      ratio(r.p50 / sg?.p50),
+      ratio(r.cps / sg?.cps),
+      f(r.hwmMb, 1),
+      `${f(r.cpuSeqMs, 3)} / ${f(r.cpuConcMs, 3)}`,
+    ]);
+  }
+  const md = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+  return md.join('\n');
+}
+
+function aims(results) {
+  const direct = results.get('direct');
+  const floor = results.get('floor');
+  const sg = results.get('supergateway');
+  const lines = [];
+  const line = (ok, text) => lines.push(`${ok === undefined ? 'n/a ' : ok ? 'PASS' : 'MISS'}  ${text}`);
+  const httpAims = (id, name) => {
+    const r = results.get(id);
+    if (!r) return;
+    line(floor && r.p50 <= floor.p50, `${name}: p50 ${f(r.p50, 3)} ms ≤ floor p50 ${f(floor?.p50, 3)} ms`);
+    line(direct && r.p50 <= 4 * direct.p50, `${name}: p50 ${f(r.p50, 3)} ms ≤ 4× direct stdio (${f(4 * direct?.p50, 3)} ms)`);
+    line(sg && r.cps >= 1.5 * sg.cps, `${name}: ${f(r.cps, 0)} calls/s ≥ 1.5× supergateway (${f(1.5 * sg?.cps, 0)})`);
+    line(r.hwmMb < 100, `${name}: peak RSS ${f(r.hwmMb, 1)} MB < 100 MB`);
+  };
+  httpAims('gw-http', 'gateway HTTP (SDK transport, audit on)');
+  httpAims('gw-lean', 'gateway HTTP (lean transport, audit on)');
+  const s = results.get('gw-stdio');
+  if (s) {
+    line(direct && s.p50 <= 1.5 * direct.p50, `gateway stdio (audit on): p50 ${f(s.p50, 3)} ms ≤ 1.5× direct stdio (${f(1.5 * direct?.p50, 3)} ms)`);
+    line(direct && s.cps >= 0.6 * direct.cps, `gateway stdio (audit on): ${f(s.cps, 0)} calls/s ≥ 60% of direct stdio (${f(0.6 * direct?.cps, 0)})`);
+    line(s.hwmMb < 100, `gateway stdio (audit on): peak RSS ${f(s.hwmMb, 1)} MB < 100 MB`);
+  }
+  return lines.join('\n');
+}
+
+async function buildLeanCli() {
+  const shim = path.join(root, 'bench/lean-shim.ts');
+  const endpoint = path.join(root, 'main/gateway/http-endpoint.ts');
+  await build({
+    absWorkingDir: root,
+    entryPoints: { 'cli-lean': 'main/cli/index.ts' },
+    outdir: 'out/bench',
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
+    plugins: [
+      {
+        name: 'lean-transport',
+        setup(b) {
+          b.onResolve({ filter: /^@modelcontextprotocol\/sdk\/server\/streamableHttp\.js$/ }, (a) => (a.importer === endpoint ? { path: shim } : undefined));
+        },
+      },
+    ],
+  });
+  if (!readFileSync(leanCliEntry, 'utf8').includes('LeanStreamableHTTPServerTransport')) throw new Error('lean build did not pick up the lean transport');
+}
+
+async function main() {
+  if (!existsSync(cliEntry)) throw new Error(`${cliEntry} missing: run node scripts/build.mjs (npm run bench does)`);
+  if (leanAvailable) await buildLeanCli();
+  const only = opts.only ? new Set(opts.only.split(',')) : undefined;
+  const targets = TARGETS.filter((t) => !only || only.has(t.id));
+  const results = new Map();
+  process.stderr.write(`bench: ${targets.length} targets × ${rounds} round(s); per target ${N.warm} warm-up, ${N.seq} sequential, ${N.conc} with ${INFLIGHT} in flight\n`);
+  for (let round = 1; round <= rounds; round++) {
+    for (const t of targets) {
+      if (interrupted) return;
+      process.stderr.write(`  round ${round} · ${t.label} … `);
+      try {
+        const r = await measure(t);
+        results.set(t.id, best(results.get(t.id), r));
+        process.stderr.write(`p50 ${f(r.p50, 3)} ms, ${f(r.cps, 0)} calls/s\n`);
+      } catch (err) {
+        process.stderr.write(`FAILED: ${err.message}\n`);
+      }
+    }
+  }
+  const when = new Date().toISOString();
+  const machine = `${os.cpus().length} CPUs (nproc ${os.availableParallelism?.() ?? os.cpus().length}), ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}, ${os.platform()} ${os.release()}`;
+  const method =
+    `tools/call echo via the SDK Client; per target ${N.warm} warm-up calls, ${N.seq} sequential calls (p50/p99), ${N.conc} calls with ${INFLIGHT} in flight ` +
+    `on one client session (calls/s); best of ${rounds} round(s). Peak RSS = VmHWM of the process in the middle (gateway / proxy / floor server; for direct stdio the server itself). ` +
+    'CPU ms/call = utime+stime of that process per call, sequential / concurrent phase.';
+  const tableText = table(results);
+  const aimText = aims(results);
+  const out = `\n${tableText}\n\nAims (issue 3):\n${aimText}\n`;
+  process.stdout.write(out);
+  if (!opts['no-write'] && !quick) {
+    const md = `# Benchmark results\n\n${when} · ${os.hostname()} · ${machine}\n\n${method}\n\n${tableText}\n\nAims (issue 3):\n\n\`\`\`\n${aimText}\n\`\`\`\n`;
+    writeFileSync(path.join(root, 'bench/RESULTS.md'), md);
+    process.stderr.write('bench: wrote bench/RESULTS.md\n');
+  }
+}
+
+main()
+  .catch((err) => {
+    process.stderr.write(`bench: ${err.stack ?? err}\n`);
+  })
+  .finally(async () => {
+    await cleanupAll();
+    process.exit(0);
+  });
