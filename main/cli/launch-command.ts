@@ -6,9 +6,48 @@ import { Host } from '../host';
 import { ProfileError } from '../profiles/profile-error';
 import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
 import { formatStatus, installShutdown } from './host-lifecycle';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { rmSync } from 'node:fs';
+import type { Launch } from '../host';
+import type { AgentSpec } from '../profiles/types';
+import { prepareAgent } from '../agents/presets';
+import { resolveSearchPath } from '../supervisor/shell-path';
+import { appRoot } from '../paths';
+
+/** Runs the profile's agent on this terminal (inherited stdio), with its own gateway token. */
+async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log: (l: string) => void): Promise<number> {
+  const id = `cli-${process.pid}`;
+  const grant = launch.endpoint!.issueToken(id);
+  const runDir = path.join(host.dataDir, 'run', id);
+  try {
+    const searchPath = await resolveSearchPath({ extraDirs: [path.join(appRoot(), 'node_modules', '.bin')] });
+    const prepared = prepareAgent(spec, { url: launch.endpoint!.url, token: grant.token, runDir, searchPath, hostEnv: process.env });
+    if (!prepared.available) {
+      log(`gatehouse: agent not started: ${prepared.reason}${prepared.install ? ` (install: ${prepared.install})` : ''}`);
+      return 1;
+    }
+    log(`gatehouse: starting ${prepared.title} (${prepared.command}) in ${prepared.cwd}`);
+    const child = spawn(prepared.command, prepared.args, { cwd: prepared.cwd, env: prepared.env, stdio: 'inherit' });
+    return await new Promise<number>((resolve) => {
+      child.on('error', (err) => {
+        log(`gatehouse: agent failed to start: ${err.message}`);
+        resolve(1);
+      });
+      child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
+    });
+  } finally {
+    grant.revoke();
+    rmSync(runDir, { recursive: true, force: true });
+  }
+}
 
 const USAGE = `usage: gatehouse launch --profile NAME|FILE [--port N] [--no-http] [--tool-surface friendly|canonical|both]
-                        [--data-dir DIR] [--no-approver] [--quiet]`;
+                        [--agent] [--data-dir DIR] [--no-approver] [--quiet]
+
+  --agent   also start the profile's agent attached to this terminal, wired to the gateway;
+            when it exits, everything stops. Approvals then cannot be asked on this terminal
+            (the agent owns it) and fail closed.`;
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -22,6 +61,7 @@ export async function run(argv: string[]): Promise<number> {
         'tool-surface': { type: 'string' },
         'data-dir': { type: 'string' },
         'no-approver': { type: 'boolean' },
+        agent: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -64,7 +104,17 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   host.on('server-status', (_launch, s) => log(formatStatus(s)));
-  if (!args['no-approver']) {
+  if (args.agent && !profile.agent) {
+    process.stderr.write(`gatehouse launch: profile '${profile.name}' has no agent section (${profile.file})\n`);
+    await host.shutdown('no agent');
+    return 2;
+  }
+  if (args.agent && args['no-http']) {
+    process.stderr.write('gatehouse launch: --agent needs the HTTP gateway (drop --no-http)\n');
+    await host.shutdown('usage');
+    return 2;
+  }
+  if (!args['no-approver'] && !args.agent) {
     const tty = openControllingTty();
     if (tty) attachTtyApprover(host.broker, { input: tty.input, output: tty.output });
     else log('gatehouse: no terminal to ask on: calls that need approval will be denied');
@@ -83,6 +133,11 @@ export async function run(argv: string[]): Promise<number> {
     // Shown once, on stderr, never in a URL (issue 3). GATEHOUSE_TOKEN pins it across runs.
     if (!process.env.GATEHOUSE_TOKEN) log(`gatehouse: token    ${launch.token}`);
     else log('gatehouse: token    (from GATEHOUSE_TOKEN)');
+  }
+  if (args.agent && launch.endpoint) {
+    const code = await runAttachedAgent(host, launch, profile.agent!, log);
+    await shutdown(`agent exited with code ${code}`, code);
+    return code;
   }
   log('gatehouse: press Ctrl-C to stop');
   await new Promise<void>(() => {
