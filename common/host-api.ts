@@ -255,7 +255,12 @@ export const commands = {
     input: z.object({ launchId: z.string().min(1), name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict(),
     output: z.object({ result: CallToolResultSchema.optional(), error: z.string().optional(), exchange: z.string().optional() }),
   },
-  /** Older traffic from the audit store (for scrolling back past the in-memory buffer). */
+  /**
+   * Older traffic from the audit store (for scrolling back past the in-memory buffer), newest
+   * `limit` rows before `beforeSeq`, oldest first. Here `seq` is the audit store's own cursor
+   * (store-wide, survives restarts), not the live tap's: page back by passing the smallest
+   * `seq` received as the next `beforeSeq`, and keep these rows apart from live ones.
+   */
   'traffic:history': {
     input: z.object({ session: z.string().optional(), beforeSeq: z.number().optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
     output: z.array(TrafficEventSchema),
@@ -309,6 +314,22 @@ export interface HostApi {
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
 }
 
+/**
+ * What the Electron preload exposes as `window.gatehouse` (contextBridge): one function per
+ * command, named by its channel, and one subscription function per event that strips the IPC
+ * event and returns an unsubscribe function. No generic `invoke`/`on` (STYLE.md, Electron's
+ * security checklist). renderer/api/ipc-client.ts adapts it to HostApi; renderer/api/README.md
+ * describes it for the preload.
+ */
+export interface HostApiBridge {
+  /** Bridge shape version; bumped when this interface changes incompatibly. */
+  readonly version: 1;
+  readonly commands: { readonly [C in CommandName]: (input: CommandInput<C>) => Promise<CommandOutput<C>> };
+  readonly events: { readonly [E in EventName]: (listener: (payload: EventPayload<E>) => void) => () => void };
+}
+
+export const HOST_API_BRIDGE_VERSION = 1;
+
 // ---- wire format of the WebSocket bridge -----------------------------------------------------
 
 export const WsClientMessageSchema = z.object({
@@ -318,9 +339,13 @@ export const WsClientMessageSchema = z.object({
   input: z.unknown(),
 });
 
-export const WsServerMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), output: z.unknown() }),
-  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(false), error: z.string() }),
+// Two results share `type: 'result'`, so they are told apart by `ok` (a discriminated union on
+// `type` alone refuses duplicate values and throws on every parse).
+export const WsServerMessageSchema = z.union([
+  z.discriminatedUnion('ok', [
+    z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), output: z.unknown() }),
+    z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(false), error: z.string() }),
+  ]),
   z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() }),
 ]);
 

@@ -1,6 +1,8 @@
 // Builds the host-side entry points with esbuild (fast enough to run from `prepare`
-// and before every test run). npm packages stay external: native modules
+// and before every test run), then the renderer with Vite into out/renderer/ (the web shell
+// serves it, Electron loads it). npm packages stay external: native modules
 // (better-sqlite3, node-pty) must be loaded from node_modules, never bundled.
+// `--main-only` skips the renderer (what a host-only change needs).
 import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +13,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const entries = {
   cli: 'main/cli/index.ts',
   'tools-server': 'main/tools/server.ts',
+  // The Electron shell's main process (main/electron/), once it exists; scripts/start.mjs runs it.
+  'electron-main': 'main/electron/main.ts',
 };
 
 const entryPoints = Object.fromEntries(
@@ -32,3 +36,17 @@ await build({
   // esm output that still lets bundled code use require() for CommonJS-only paths.
   banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
 });
+
+const rendererReady = existsSync(path.join(root, 'renderer', 'index.html')) && existsSync(path.join(root, 'renderer', 'main.tsx'));
+if (!process.argv.includes('--main-only') && !rendererReady) {
+  process.stderr.write('build: renderer/index.html or renderer/main.tsx missing: the renderer was not built\n');
+} else if (!process.argv.includes('--main-only')) {
+  const { build: viteBuild } = await import('vite');
+  await viteBuild({
+    configFile: path.join(root, 'vite.config.ts'),
+    // Absolute, so the build does not depend on the directory it is started from.
+    root: path.join(root, 'renderer'),
+    build: { outDir: path.join(root, 'out', 'renderer') },
+    logLevel: 'warn',
+  });
+}

@@ -7,10 +7,12 @@
 type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
 
 const commands: Record<string, Command> = {
-  profiles: { summary: 'profiles list | validate FILE... | schema', load: () => import('./profiles-command') },
+  profiles: { summary: 'profiles list | validate FILE... | schema | import FILE', load: () => import('./profiles-command') },
   launch: { summary: 'launch --profile NAME|FILE   start a profile\'s servers and supervise them', load: () => import('./launch-command') },
   audit: { summary: 'audit tail | query | export   read the audit store', load: () => import('./audit-command') },
   gateway: { summary: 'gateway --profile P [--http PORT]   a governed MCP server for other hosts', load: () => import('./gateway-command') },
+  serve: { summary: 'serve [--port N] [--profile P]   the app in a browser on 127.0.0.1 (headless shell)', load: () => import('./serve-command') },
+  connect: { summary: 'connect --profile P --client C [--url URL] [--write]   point an MCP client at the gateway', load: () => import('./connect-command') },
   tools: { summary: 'tools spec --profile P [--server S]   write MCP_TOOL_SPECIFICATION.md', load: () => import('./tools-command') },
 };
 

@@ -1,0 +1,423 @@
+// The host API dispatcher: the one implementation of common/host-api.ts that both transports
+// drive (Electron IPC in main/electron/, the WebSocket in main/web/). Each transport is a thin
+// adapter: it hands `handle` a command name and an untrusted input, and gives `subscribe` a
+// function that sends one event to its window.
+//
+// `handle` refuses unknown commands and validates every input with the command's zod schema.
+// In development and tests it also checks its own output against the contract, so drift
+// between the host and common/ shows up as a failing test rather than a confused renderer.
+//
+// `subscribe` never lets a window slow the host: traffic and stderr come from the bounded
+// buses (bounded per subscriber, batched every ~25 ms), and a transport that reports itself
+// congested gets those batches dropped and counted in `dropped`, never queued without bound.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import {
+  commands,
+  events,
+  isCommandName,
+  type CommandName,
+  type CommandOutput,
+  type EventName,
+  type EventPayload,
+} from '../../common/host-api';
+import type { Host, Launch } from '../host';
+import { listProfiles } from '../profiles/registry';
+import { ProfileError } from '../profiles/profile-error';
+import { toAdvertised } from '../gateway/tool-surface';
+import type { ApprovalEvent } from '../approvals/broker';
+import type { DecisionEvent } from '../gateway/gateway';
+import type { ServerStatus } from '../supervisor/types';
+import { appRoot } from '../paths';
+import { buildClientConfigs } from './connect-configs';
+import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic } from './shapes';
+
+export type Shell = 'electron' | 'web';
+
+export interface DispatcherOptions {
+  shell: Shell;
+  /** Check outputs and event payloads against the contract. Default: on unless NODE_ENV=production. */
+  validateOutput?: boolean;
+  /** Traffic kept in `host:snapshot` when the window does not say. */
+  defaultTrafficReplay?: number;
+  defaultStderrReplay?: number;
+}
+
+export interface SubscriberOptions {
+  /** Batch interval for traffic and stderr (default: the bus's, 25 ms). */
+  intervalMs?: number;
+  /** Items a subscriber may have waiting on each bus before the oldest are dropped. */
+  maxPending?: number;
+  /**
+   * True while the transport is backed up (the WebSocket's bufferedAmount above its high
+   * watermark). Traffic and stderr batches are then dropped, and counted in the next batch's
+   * `dropped`; approvals, decisions and state changes are always sent (they are small and a
+   * person acts on them).
+   */
+  congested?: () => boolean;
+}
+
+export type EventSink = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+
+export interface HostApiDispatcher {
+  readonly shell: Shell;
+  /** The agent session id the UI's own tool calls run as (`ui-<shell>`). */
+  readonly uiSession: string;
+  handle(command: string, input: unknown): Promise<unknown>;
+  subscribe(send: EventSink, opts?: SubscriberOptions): () => void;
+  /** Number of windows subscribed now. */
+  subscribers(): number;
+  /** Contract violations seen in outgoing events (dev/test validation); tests expect none. */
+  violations(): readonly string[];
+  /** Unsubscribes every window and detaches the UI approver. */
+  close(): void;
+}
+
+/** What a caller is told when a command fails: one line, no stack. */
+export class HostApiError extends Error {
+  override readonly name = 'HostApiError';
+}
+
+type Handlers = { [C in CommandName]: (input: z.infer<(typeof commands)[C]['input']>) => Promise<CommandOutput<C>> | CommandOutput<C> };
+
+const DEFAULT_TRAFFIC_REPLAY = 2_000;
+const DEFAULT_STDERR_REPLAY = 2_000;
+
+export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): HostApiDispatcher {
+  const shell = opts.shell;
+  const uiSession = `ui-${shell}`;
+  const validate = opts.validateOutput ?? process.env.NODE_ENV !== 'production';
+  const version = readVersion();
+  let consoleCalls = 0;
+
+  const launchOf = (launchId: string): Launch => {
+    const launch = host.launches.get(launchId);
+    if (!launch || launch.stopped) throw new HostApiError(`no running launch '${launchId}'`);
+    return launch;
+  };
+  const serverOf = (launchId: string, serverId: string) => {
+    const launch = launchOf(launchId);
+    const server = launch.supervisor.get(serverId);
+    if (!server) throw new HostApiError(`launch '${launchId}' (profile ${launch.profile.name}) has no server '${serverId}'`);
+    return server;
+  };
+  const runningLaunches = () => [...host.launches.values()].filter((l) => !l.stopped);
+
+  const handlers: Handlers = {
+    'host:info': () => ({ version, dataDir: host.dataDir, shell, platform: process.platform }),
+
+    'host:snapshot': (input) => ({
+      launches: runningLaunches().map(launchSummary),
+      traffic: host.tap.snapshot({ limit: input.trafficLimit ?? opts.defaultTrafficReplay ?? DEFAULT_TRAFFIC_REPLAY }),
+      trafficStats: host.tap.stats(),
+      stderr: host.stderrBus.snapshot({ limit: input.stderrLimit ?? opts.defaultStderrReplay ?? DEFAULT_STDERR_REPLAY }),
+      stderrStats: host.stderrBus.stats(),
+      approvals: host.broker.pending().map(pendingApproval),
+    }),
+
+    'profiles:list': () => listProfiles().map(profileSummary),
+
+    'profiles:launch': async (input) => {
+      let launch: Launch;
+      try {
+        // Every launch from a window serves Streamable HTTP on a free port, so an agent can connect.
+        launch = await host.launch(input.ref, { toolSurface: input.toolSurface, httpPort: 0, kind: shell === 'web' ? 'serve' : 'launch' });
+      } catch (err) {
+        // A refused profile keeps its file:line:col text, exactly as the CLI prints it.
+        if (err instanceof ProfileError) throw new HostApiError(err.message);
+        throw new HostApiError(`cannot launch '${input.ref}': ${(err as Error).message}`);
+      }
+      return launchSummary(launch);
+    },
+
+    'profiles:stop': async (input) => {
+      launchOf(input.launchId);
+      await host.stop(input.launchId, `stopped from the ${shell} window`);
+      return { ok: true as const };
+    },
+
+    'profiles:import': () => {
+      throw new HostApiError('importing client configurations is not available in this build yet (issue 6)');
+    },
+
+    'launches:list': () => runningLaunches().map(launchSummary),
+
+    'servers:restart': async (input) => {
+      await serverOf(input.launchId, input.serverId).restart();
+      return { ok: true as const };
+    },
+    'servers:stop': async (input) => {
+      await serverOf(input.launchId, input.serverId).stop(`stopped from the ${shell} window`);
+      return { ok: true as const };
+    },
+    'servers:start': async (input) => {
+      await serverOf(input.launchId, input.serverId).start();
+      return { ok: true as const };
+    },
+
+    'approvals:list': () => host.broker.pending().map(pendingApproval),
+    'approvals:answer': (input) => ({
+      ok: host.broker.answer(input.id, { choice: input.choice, by: 'ui', ...(input.note ? { note: input.note } : {}) }),
+    }),
+
+    'tools:list': (input) => {
+      const launch = launchOf(input.launchId);
+      const surface = launch.gateway.currentSurface();
+      const status = new Map(launch.gateway.capabilitiesReport().tools.map((t) => [t.name, t.status]));
+      return surface.tools.map((t) => {
+        const out: CommandOutput<'tools:list'>[number] = {
+          name: t.advertised[0] ?? toAdvertised(t.canonical),
+          canonical: t.canonical,
+          server: t.server,
+          inputSchema: { ...(t.tool.inputSchema as Record<string, unknown>) },
+          // The capabilities tool is not in its own report: it is always callable.
+          status: status.get(t.canonical) ?? 'callable',
+        };
+        if (t.tool.title !== undefined) out.title = t.tool.title;
+        if (t.tool.description !== undefined) out.description = t.tool.description;
+        if (t.tool.outputSchema) out.outputSchema = { ...(t.tool.outputSchema as Record<string, unknown>) };
+        if (t.tool.annotations) out.annotations = { ...t.tool.annotations };
+        return out;
+      });
+    },
+
+    'tools:call': async (input) => {
+      const launch = launchOf(input.launchId);
+      // A request id of our own makes the exchange id known before the call returns, so the
+      // window can find the call's traffic rows and its approval (`ui-web#console-3`).
+      const requestId = `console-${++consoleCalls}`;
+      const exchange = `${uiSession}#${requestId}`;
+      try {
+        const result = await launch.gateway.callTool(input.name, input.arguments, { agentSession: uiSession, requestId });
+        return { result: result as CommandOutput<'tools:call'>['result'], exchange };
+      } catch (err) {
+        // Unknown tool, or a JSON-RPC error from the server: shown to the person, not thrown.
+        const message = err instanceof McpError ? `${err.message} (code ${err.code})` : (err as Error).message;
+        return { error: message, exchange };
+      }
+    },
+
+    'traffic:history': (input) => {
+      const audit = host.audit;
+      if (!audit) return [];
+      audit.flush(); // what the tap saw a moment ago is still in the writer's queue
+      return audit
+        .queryMessages({ session: input.session, beforeSeq: input.beforeSeq, limit: input.limit ?? 500, latest: true })
+        .map(storedTraffic);
+    },
+
+    'logs:tail': (input) => {
+      serverOf(input.launchId, input.serverId);
+      const lines = host.stderrBus.snapshot().filter((l) => l.session === input.launchId && l.server === input.serverId);
+      return lines.slice(-(input.limit ?? 500));
+    },
+
+    'audit:sessions': (input) => {
+      const audit = host.audit;
+      if (!audit) return [];
+      audit.flush();
+      return audit.listSessions({ limit: input.limit ?? 100 }).map((s) => ({ ...s }));
+    },
+
+    'audit:query': (input) => {
+      const audit = host.audit;
+      if (!audit) return { messages: [], decisions: [] };
+      audit.flush();
+      const base = { session: input.session, server: input.server, text: input.text, since: input.since, until: input.until, limit: input.limit ?? 200, latest: true };
+      return {
+        messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({ ...m })),
+        decisions: audit.queryDecisions(base).map((d) => ({ ...d })),
+      };
+    },
+
+    'connect:configs': (input) => {
+      const launch = launchOf(input.launchId);
+      return buildClientConfigs({ url: launch.endpoint?.url, profileFile: launch.profile.file });
+    },
+
+    'connect:token': (input) => {
+      const launch = launchOf(input.launchId);
+      if (!launch.token) throw new HostApiError(`launch '${input.launchId}' serves no HTTP endpoint, so it has no token`);
+      return { token: launch.token };
+    },
+  };
+
+  async function handle(command: string, input: unknown): Promise<unknown> {
+    if (!isCommandName(command)) throw new HostApiError(`unknown command '${String(command).slice(0, 100)}'`);
+    const spec = commands[command];
+    const parsed = spec.input.safeParse(input ?? {});
+    if (!parsed.success) throw new HostApiError(`invalid input for '${command}': ${describeIssues(parsed.error.issues)}`);
+    const run = handlers[command] as (i: unknown) => unknown;
+    let output: unknown;
+    try {
+      output = await run(parsed.data);
+    } catch (err) {
+      if (err instanceof HostApiError) throw err;
+      throw new HostApiError(`${command} failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+    if (validate) {
+      const checked = spec.output.safeParse(output);
+      if (!checked.success) throw new Error(`host API bug: '${command}' returned a value outside the contract: ${describeIssues(checked.error.issues)}`);
+    }
+    return output;
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+
+  interface Subscriber {
+    send: EventSink;
+    unsubscribeBuses: Array<() => void>;
+  }
+  const subs = new Set<Subscriber>();
+  let hub: { detach: () => void } | undefined;
+
+  const violations: string[] = [];
+  const broadcast: EventSink = (event, payload) => {
+    if (validate) {
+      // Reported, never thrown: these run inside host events, on the protocol path.
+      try {
+        checkEvent(event, payload);
+      } catch (err) {
+        violations.push((err as Error).message);
+        console.error(`gatehouse: ${(err as Error).message}`);
+        return;
+      }
+    }
+    for (const s of subs) {
+      try {
+        s.send(event, payload);
+      } catch (err) {
+        console.error(`gatehouse: a window's ${event} listener threw:`, err);
+      }
+    }
+  };
+
+  /** Host listeners, registered once while any window is subscribed. */
+  function startHub(): { detach: () => void } {
+    const disposers: Array<() => void> = [];
+    const watchLaunch = (launch: Launch) => {
+      const onAgent = () => {
+        if (!launch.stopped) broadcast('launch:changed', { launch: launchSummary(launch) });
+      };
+      launch.gateway.on('agent-session', onAgent);
+      disposers.push(() => launch.gateway.off('agent-session', onAgent));
+    };
+    const onLaunched = (launch: Launch) => {
+      watchLaunch(launch);
+      broadcast('launch:changed', { launch: launchSummary(launch) });
+    };
+    const onStopped = (launch: Launch) => broadcast('launch:changed', { launch: launchSummary(launch), stopped: true });
+    const onStatus = (launchId: string, status: ServerStatus) => broadcast('server:status', { launchId, status: serverStatus(status) });
+    const onDecision = (d: DecisionEvent) => broadcast('decision:made', decisionEvent(d));
+    const onApproval = (e: ApprovalEvent) => {
+      if (e.type === 'requested') broadcast('approval:requested', { request: pendingApproval(e.request) });
+      else broadcast('approval:resolved', { request: pendingApproval(e.request), outcome: { ...e.outcome } });
+    };
+    for (const launch of runningLaunches()) watchLaunch(launch);
+    host.on('launched', onLaunched);
+    host.on('stopped', onStopped);
+    host.on('server-status', onStatus);
+    host.on('decision', onDecision);
+    host.on('approval', onApproval);
+    // While a window is open, APPROVAL waits for a person instead of failing closed. When the
+    // last window leaves, requests already pending keep waiting until their timeout, so a
+    // window that reloads can still answer them (ApprovalBroker.attachApprover).
+    const detachApprover = host.broker.attachApprover({ name: 'ui' });
+    return {
+      detach: () => {
+        detachApprover();
+        host.off('launched', onLaunched);
+        host.off('stopped', onStopped);
+        host.off('server-status', onStatus);
+        host.off('decision', onDecision);
+        host.off('approval', onApproval);
+        for (const d of disposers) d();
+      },
+    };
+  }
+
+  function subscribe(send: EventSink, sopts: SubscriberOptions = {}): () => void {
+    const sub: Subscriber = { send, unsubscribeBuses: [] };
+    const busOptions = { intervalMs: sopts.intervalMs, maxPending: sopts.maxPending };
+    const congested = sopts.congested ?? (() => false);
+    // One gate per stream: while the transport is congested a batch is dropped whole, and what
+    // was dropped (here or by the bus) is reported with the next batch that goes out.
+    const gate = <E extends 'traffic:batch' | 'stderr:batch', T>(event: E, make: (items: T[], dropped: number) => EventPayload<E>) => {
+      let carried = 0;
+      return (batch: T[], info: { dropped: number }) => {
+        if (congested()) {
+          carried += info.dropped + batch.length;
+          return;
+        }
+        const payload = make(batch, info.dropped + carried);
+        carried = 0;
+        if (validate) {
+          try {
+            checkEvent(event, payload);
+          } catch (err) {
+            violations.push((err as Error).message);
+            console.error(`gatehouse: ${(err as Error).message}`);
+            return;
+          }
+        }
+        try {
+          send(event, payload);
+        } catch (err) {
+          console.error(`gatehouse: a window's ${event} listener threw:`, err);
+        }
+      };
+    };
+    sub.unsubscribeBuses.push(host.tap.subscribe(gate('traffic:batch', (events, dropped) => ({ events, dropped })), busOptions));
+    sub.unsubscribeBuses.push(host.stderrBus.subscribe(gate('stderr:batch', (lines, dropped) => ({ lines, dropped })), busOptions));
+    subs.add(sub);
+    if (!hub) hub = startHub();
+    let active = true;
+    return () => {
+      if (!active) return;
+      active = false;
+      for (const u of sub.unsubscribeBuses) u();
+      subs.delete(sub);
+      if (subs.size === 0 && hub) {
+        hub.detach();
+        hub = undefined;
+      }
+    };
+  }
+
+  function checkEvent(event: EventName, payload: unknown): void {
+    const checked = events[event].safeParse(payload);
+    if (!checked.success) throw new Error(`host API bug: event '${event}' outside the contract: ${describeIssues(checked.error.issues)}`);
+  }
+
+  return {
+    shell,
+    uiSession,
+    handle,
+    subscribe,
+    subscribers: () => subs.size,
+    violations: () => violations,
+    close: () => {
+      for (const s of [...subs]) for (const u of s.unsubscribeBuses) u();
+      subs.clear();
+      hub?.detach();
+      hub = undefined;
+    },
+  };
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
+    .join('; ');
+}
+
+function readVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

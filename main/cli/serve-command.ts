@@ -1,0 +1,86 @@
+// `gatehouse serve`: the headless shell. The same renderer as the desktop app, in a browser,
+// driving the same Host through the host API over a WebSocket on 127.0.0.1. Prints a one-time
+// login URL on stderr (never the session secret) and runs until Ctrl-C.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { Host } from '../host';
+import { appRoot } from '../paths';
+import { ProfileError } from '../profiles/profile-error';
+import { createHostApiDispatcher } from '../api/dispatcher';
+import { startWebServer } from '../web/server';
+import { formatStatus, installShutdown } from './host-lifecycle';
+
+const USAGE = `usage: gatehouse serve [--port N] [--profile NAME|FILE] [--data-dir DIR] [--quiet]
+  --port N        port on 127.0.0.1 (default 0: any free port)
+  --profile P     launch this profile at start (otherwise launch it from the window)
+  --data-dir DIR  where the audit store lives (default GATEHOUSE_DATA_DIR or $XDG_STATE_HOME/gatehouse)`;
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        profile: { type: 'string', short: 'p' },
+        'data-dir': { type: 'string' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    process.stderr.write(`gatehouse serve: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+  const port = args.port === undefined ? 0 : Number(args.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`gatehouse serve: --port must be a port number, got '${args.port}'\n`);
+    return 2;
+  }
+  const log = (line: string) => {
+    if (!args.quiet) process.stderr.write(`${line}\n`);
+  };
+
+  const host = new Host({ dataDir: args['data-dir'] });
+  const shutdown = installShutdown(host, log);
+  const dispatcher = createHostApiDispatcher(host, { shell: 'web' });
+  let first = true;
+  const web = await startWebServer({
+    dispatcher,
+    rendererDir: path.join(appRoot(), 'out', 'renderer'),
+    port,
+    // The login URL is printed even with --quiet: without it nobody can open the window.
+    onLoginUrl: (url) => {
+      process.stderr.write(first ? `gatehouse: open ${url}\n` : `gatehouse: login link used or expired; a new one: ${url}\n`);
+      first = false;
+    },
+  });
+  log(`gatehouse: serving the app on ${web.origin} (data in ${host.dataDir}); press Ctrl-C to stop`);
+  host.on('server-status', (_launch, s) => log(formatStatus(s)));
+
+  if (args.profile) {
+    try {
+      const launch = await host.launch(args.profile, { httpPort: 0, kind: 'serve' });
+      const states = launch.statuses();
+      log(`gatehouse: launched '${launch.profile.name}': ${states.filter((s) => s.state === 'ready').length} of ${states.length} servers ready`);
+      if (launch.endpoint) log(`gatehouse: gateway  ${launch.endpoint.url} (token: Connect → Copy token in the window)`);
+    } catch (err) {
+      process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse serve: cannot launch '${args.profile}': ${(err as Error).message}`}\n`);
+      dispatcher.close();
+      await web.close();
+      await host.shutdown('profile refused');
+      return 1;
+    }
+  }
+  process.on('exit', () => dispatcher.close());
+  await new Promise<void>(() => {
+    /* runs until a signal; installShutdown exits the process */
+  });
+  await shutdown('unreachable');
+  return 0;
+}

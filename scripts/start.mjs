@@ -1,0 +1,106 @@
+// `npm start`: the desktop app with the demo profile ready to launch (ARCHITECTURE.md).
+//
+// 1. Builds when out/ is missing or older than the sources (offline: esbuild and Vite only).
+// 2. Starts Electron when it can. It cannot when the binary was never downloaded (CI and
+//    offline installs set ELECTRON_SKIP_BINARY_DOWNLOAD), when the Electron shell is not built,
+//    or on Linux without a display; then it says which, and runs the headless shell
+//    (`gatehouse serve --port 0`) instead, which prints the 127.0.0.1 login URL to open.
+//
+// The demo is listed, not launched: one click on Launch starts its servers, so nothing runs
+// before a person asks for it. `npm start -- --profile demo` launches it at start instead.
+// `npm start -- --headless` skips Electron on purpose. Other arguments go to `gatehouse serve`.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const headlessAsked = args.includes('--headless') || process.env.GATEHOUSE_HEADLESS === '1';
+const serveArgs = args.filter((a) => a !== '--headless');
+const say = (line) => process.stderr.write(`gatehouse: ${line}\n`);
+
+const OUTPUTS = ['out/cli.mjs', 'out/tools-server.mjs', 'out/renderer/index.html'];
+const SOURCES = ['main', 'common', 'renderer', 'preload', 'resources', 'scripts/build.mjs', 'vite.config.ts', 'package.json'];
+
+function newestMtime(p) {
+  let st;
+  try {
+    st = statSync(p);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(p)) {
+    if (entry === 'node_modules' || entry.startsWith('.')) continue;
+    newest = Math.max(newest, newestMtime(path.join(p, entry)));
+  }
+  return newest;
+}
+
+function buildIfStale() {
+  const outputs = OUTPUTS.map((o) => path.join(root, o));
+  const missing = outputs.filter((o) => !existsSync(o));
+  const oldest = missing.length > 0 ? 0 : Math.min(...outputs.map((o) => statSync(o).mtimeMs));
+  const newestSource = Math.max(...SOURCES.map((s) => newestMtime(path.join(root, s))));
+  if (missing.length === 0 && oldest >= newestSource) return;
+  say(missing.length > 0 ? `building (missing ${missing.map((m) => path.relative(root, m)).join(', ')})` : 'building (sources changed since the last build)');
+  const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) {
+    say('the build failed (see above); fix it, or run npm run build for details');
+    process.exit(1);
+  }
+  const still = outputs.filter((o) => !existsSync(o));
+  if (still.length > 0) {
+    say(`the build did not produce ${still.map((m) => path.relative(root, m)).join(', ')}`);
+    process.exit(1);
+  }
+}
+
+/** Why Electron cannot start here (every reason, not just the first), or the binary and entry; never downloads. */
+function electronProblem() {
+  if (headlessAsked) return { reason: 'the headless shell was asked for (--headless or GATEHOUSE_HEADLESS=1)' };
+  const reasons = [];
+  const entry = path.join(root, 'out', 'electron-main.mjs');
+  if (!existsSync(entry)) reasons.push('the Electron shell is not built in this checkout (no out/electron-main.mjs)');
+  // Not require('electron'): its index.js downloads the binary when it is missing.
+  const pkg = path.join(root, 'node_modules', 'electron');
+  const pathFile = path.join(pkg, 'path.txt');
+  const binary = existsSync(pathFile) ? path.join(pkg, 'dist', readFileSync(pathFile, 'utf8').trim()) : undefined;
+  if (!existsSync(pkg)) reasons.push('the electron package is not installed');
+  else if (!binary || !existsSync(binary)) {
+    reasons.push(
+      'the Electron binary is not installed (electron’s postinstall download was skipped, e.g. ELECTRON_SKIP_BINARY_DOWNLOAD=1 or offline; `npx install-electron` fetches it when online)',
+    );
+  }
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
+    reasons.push('there is no display (DISPLAY and WAYLAND_DISPLAY are unset)');
+  }
+  return reasons.length > 0 ? { reason: reasons.join('; ') } : { binary, entry };
+}
+
+function run(command, argv) {
+  const child = spawn(command, argv, { cwd: root, stdio: 'inherit' });
+  // Ctrl-C reaches the child through the terminal's process group; a SIGTERM sent to this
+  // script alone is passed on. Either way this script waits for the child and exits with it.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  process.on('SIGHUP', () => child.kill('SIGHUP'));
+  child.on('error', (err) => {
+    say(`cannot start ${command}: ${err.message}`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGINT' ? 130 : 1)));
+}
+
+buildIfStale();
+const electron = electronProblem();
+if (electron.binary) {
+  say('starting the desktop app (Electron)');
+  run(electron.binary, [electron.entry, ...serveArgs]);
+} else {
+  say(`not starting Electron: ${electron.reason}`);
+  say('running the headless shell instead: open the login URL below in a browser');
+  run(process.execPath, [path.join(root, 'out', 'cli.mjs'), 'serve', '--port', '0', ...serveArgs]);
+}

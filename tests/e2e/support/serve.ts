@@ -1,0 +1,116 @@
+// Runs the real headless shell for a spec: `node out/cli.mjs serve --port 0` with its own temp
+// data and profile dirs, reading the login URL it prints on stderr (a fresh one after each use).
+// The session secret never appears in that output; only one-time codes do.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test as base } from '@playwright/test';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const LOGIN_LINE = /gatehouse: (?:open|login link used or expired; a new one:) (http:\/\/127\.0\.0\.1:\d+\/login\?code=\S+)/;
+
+export interface ServeHandle {
+  /** http://127.0.0.1:PORT */
+  readonly origin: string;
+  readonly dataDir: string;
+  /** A login URL nobody has used yet (waits for the server to print the next one). */
+  freshLoginUrl(): Promise<string>;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+export interface ServeOptions {
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> {
+  const cli = path.join(ROOT, 'out', 'cli.mjs');
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
+  if (!existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) throw new Error('out/renderer/index.html is missing: run npm run build first');
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-e2e-'));
+  const dataDir = path.join(tmp, 'data');
+  const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
+    cwd: tmp,
+    env: {
+      ...process.env,
+      // Isolated from the user's own profiles and state; the bundled demo is still listed.
+      GATEHOUSE_PROFILES_DIR: path.join(tmp, 'profiles'),
+      XDG_STATE_HOME: path.join(tmp, 'state'),
+      GATEHOUSE_TOKEN: '',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const urls: string[] = [];
+  let handedOut = 0;
+  const waiters = new Set<() => void>();
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const line of chunk.split('\n')) {
+      const m = LOGIN_LINE.exec(line);
+      if (m) urls.push(m[1]!);
+    }
+    for (const w of [...waiters]) w();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  void exited.then(() => {
+    for (const w of [...waiters]) w();
+  });
+
+  const next = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        // Only the newest printed code works: older ones were used or replaced.
+        if (urls.length > handedOut) {
+          waiters.delete(check);
+          handedOut = urls.length;
+          resolve(urls[urls.length - 1]!);
+        } else if (child.exitCode !== null) {
+          waiters.delete(check);
+          reject(new Error(`gatehouse serve exited (${child.exitCode}):\n${stderr}`));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+
+  const first = await next();
+  handedOut = 0; // the first URL is still unused: hand it out to the first test that asks
+  const origin = new URL(first).origin;
+  return {
+    origin,
+    dataDir,
+    freshLoginUrl: next,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A `serve` fixture: one headless shell per worker, stopped after the last test. */
+export const test = base.extend<object, { serve: ServeHandle }>({
+  serve: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const handle = await startServe();
+      await use(handle);
+      await handle.stop();
+    },
+    { scope: 'worker', timeout: 60_000 },
+  ],
+});
+
+export { expect } from '@playwright/test';
