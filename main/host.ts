@@ -9,7 +9,7 @@ import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
 import { loadProfileFile } from './profiles/loader';
 import { resolveProfile } from './profiles/resolve';
-import { findProfile } from './profiles/registry';
+import { defaultProfileDirs, findProfile } from './profiles/registry';
 import type { ResolvedProfile, ToolSurface } from './profiles/types';
 import { EnvSecretProvider, type SecretProvider } from './secrets/provider';
 import { StderrBus, TrafficTap } from './protocol/traffic-tap';
@@ -78,7 +78,8 @@ export class Host extends EventEmitter<HostEvents> {
   readonly audit: AuditStore | undefined;
   readonly launches = new Map<string, Launch>();
   readonly terminals: TerminalManager;
-  private readonly env: NodeJS.ProcessEnv;
+  /** The environment the host resolves profiles and folders against (process.env unless given). */
+  readonly env: NodeJS.ProcessEnv;
   private readonly secrets: SecretProvider;
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
@@ -115,7 +116,7 @@ export class Host extends EventEmitter<HostEvents> {
 
   /** Load, validate and resolve a profile by name or path; throws ProfileError with file:line:col. */
   resolve(ref: string): ResolvedProfile {
-    const file = findProfile(ref);
+    const file = findProfile(ref, defaultProfileDirs(this.env));
     const loaded = loadProfileFile(file);
     return resolveProfile(loaded, { dataDir: this.dataDir, env: this.env, secrets: this.secrets });
   }

@@ -1,3 +1,4 @@
+import { parse as parseToml } from 'smol-toml';
 // The host API dispatcher against a real Host: real servers (the built-in workspace tools and
 // @modelcontextprotocol/server-filesystem), a real SQLite audit store in a temp data dir.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +65,7 @@ beforeAll(async () => {
   tmp = tempDir();
   profileFile = writeProfile(tmp.dir, PROFILE);
   writeFileSync(path.join(tmp.dir, 'ws', 'hello.txt'), 'hello from the workspace\n');
-  host = new Host({ dataDir: path.join(tmp.dir, 'data') });
+  host = new Host({ dataDir: path.join(tmp.dir, 'data'), env: { ...process.env, GATEHOUSE_PROFILES_DIR: path.join(tmp.dir, 'profiles') } });
   api = createHostApiDispatcher(host, { shell: 'web', validateOutput: true });
   launch = (await api.handle('profiles:launch', { ref: profileFile })) as Launched;
 }, 60_000);
@@ -179,18 +180,26 @@ describe('commands', () => {
       url: launch.gatewayUrl,
       headers: { Authorization: 'Bearer ${GATEHOUSE_TOKEN}' },
     });
-    expect(cfg('codex').text).toBe(`[mcp_servers.gatehouse]\nurl = "${launch.gatewayUrl}"\nbearer_token_env_var = "GATEHOUSE_TOKEN"\n`);
-    expect(JSON.parse(cfg('gemini').text).mcpServers.gatehouse).toEqual({ httpUrl: launch.gatewayUrl, headers: { Authorization: 'Bearer $GATEHOUSE_TOKEN' } });
+    expect(parseToml(cfg('codex').text)).toEqual({ mcp_servers: { gatehouse: { url: launch.gatewayUrl, bearer_token_env_var: 'GATEHOUSE_TOKEN' } } });
+    expect(JSON.parse(cfg('gemini').text).mcpServers.gatehouse).toEqual({ httpUrl: launch.gatewayUrl, headers: { Authorization: 'Bearer ${GATEHOUSE_TOKEN}' } });
     const vscode = JSON.parse(cfg('vscode').text);
     expect(vscode.servers.gatehouse).toEqual({ type: 'http', url: launch.gatewayUrl, headers: { Authorization: 'Bearer ${input:gatehouse-token}' } });
     expect(vscode.inputs[0]).toMatchObject({ type: 'promptString', id: 'gatehouse-token', password: true });
     expect(JSON.parse(cfg('cursor').text).mcpServers.gatehouse.headers.Authorization).toBe('Bearer ${env:GATEHOUSE_TOKEN}');
     const desktop = JSON.parse(cfg('claude-desktop').text).mcpServers.gatehouse;
-    expect(desktop.args).toEqual(['gateway', '--profile', profileFile]);
+    expect(desktop.args.slice(0, 3)).toEqual(['gateway', '--profile', profileFile]);
   });
 
-  it('profiles:import says plainly that it is not available yet', async () => {
-    await expect(api.handle('profiles:import', { fileName: 'mcp.json', text: '{}' })).rejects.toThrow(/not available/);
+  it('profiles:import turns an uploaded client config into a profile, secrets as references', async () => {
+    const text = JSON.stringify({ mcpServers: { github: { command: 'npx', args: ['-y', 'gh-mcp'], env: { GITHUB_TOKEN: 'ghp_notARealTokenButShapedLikeOne1234567890' } } } });
+    const out = (await api.handle('profiles:import', { fileName: 'claude_desktop_config.json', text })) as CommandOutput<'profiles:import'>;
+    expect(out.name).toMatch(/^claude-desktop/);
+    expect(out.file.startsWith(path.join(tmp.dir, 'profiles'))).toBe(true);
+    const written = readFileSync(out.file, 'utf8');
+    expect(written).not.toContain('ghp_notARealToken');
+    expect(written).toContain('${secret:');
+    expect(out.warnings.some((w) => /set secret/.test(w))).toBe(true);
+    await expect(api.handle('profiles:import', { fileName: 'notes.txt', text: 'hello' })).rejects.toThrow(/cannot tell which client/);
   });
 });
 

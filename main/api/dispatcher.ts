@@ -10,8 +10,11 @@
 // `subscribe` never lets a window slow the host: traffic and stderr come from the bounded
 // buses (bounded per subscriber, batched every ~25 ms), and a transport that reports itself
 // congested gets those batches dropped and counted in `dropped`, never queued without bound.
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { detectFormat, importFile, ImportError } from '../profiles/importers';
+import { appRoot, userProfilesDir } from '../paths';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import {
@@ -24,13 +27,12 @@ import {
   type EventPayload,
 } from '../../common/host-api';
 import type { Host, Launch } from '../host';
-import { listProfiles } from '../profiles/registry';
+import { defaultProfileDirs, listProfiles } from '../profiles/registry';
 import { ProfileError } from '../profiles/profile-error';
 import { toAdvertised } from '../gateway/tool-surface';
 import type { ApprovalEvent } from '../approvals/broker';
 import type { DecisionEvent } from '../gateway/gateway';
 import type { ServerStatus } from '../supervisor/types';
-import { appRoot } from '../paths';
 import { buildClientConfigs } from './connect-configs';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic } from './shapes';
 
@@ -117,7 +119,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       approvals: host.broker.pending().map(pendingApproval),
     }),
 
-    'profiles:list': () => listProfiles().map(profileSummary),
+    'profiles:list': () => listProfiles(defaultProfileDirs(host.env)).map(profileSummary),
 
     'profiles:launch': async (input) => {
       let launch: Launch;
@@ -138,9 +140,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       return { ok: true as const };
     },
 
-    'profiles:import': () => {
-      throw new HostApiError('importing client configurations is not available in this build yet (issue 6)');
-    },
+    'profiles:import': (input) => importUploaded(input.fileName, input.text, host.env),
 
     'launches:list': () => runningLaunches().map(launchSummary),
 
@@ -234,7 +234,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
 
     'connect:configs': (input) => {
       const launch = launchOf(input.launchId);
-      return buildClientConfigs({ url: launch.endpoint?.url, profileFile: launch.profile.file });
+      return buildClientConfigs({ url: launch.endpoint?.url, profileName: launch.profile.name, profileFile: launch.profile.file });
     },
 
     'connect:token': (input) => {
@@ -405,6 +405,32 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       hub = undefined;
     },
   };
+}
+
+/**
+ * `profiles:import` from the window: the file's text arrives without its path, so it is staged
+ * under its own base name (which drives format detection) and imported into the user's profiles
+ * folder under the first free name (`claude-code`, `claude-code-2`, …).
+ */
+function importUploaded(fileName: string, text: string, env: NodeJS.ProcessEnv): { file: string; name: string; warnings: string[] } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-import-'));
+  try {
+    const base = path.basename(fileName).replace(/[^\w.-]/g, '_') || 'mcp.json';
+    const src = path.join(dir, base);
+    writeFileSync(src, text, { mode: 0o600 });
+    const format = detectFormat(src, text);
+    if (!format) throw new HostApiError(`${base}: cannot tell which client this configuration is for (Claude Desktop, Claude Code, VS Code, Cursor, Codex or Gemini)`);
+    let name: string = format;
+    for (let n = 2; existsSync(path.join(userProfilesDir(env), `${name}.yaml`)) && n < 100; n++) name = `${format}-${n}`;
+    const result = importFile(src, { format, name, env });
+    const secretNotes = result.secrets.map((s) => `set secret ${s.name} before launching (environment variable GATEHOUSE_SECRET_${s.name} or ${s.name})`);
+    return { file: result.file, name: result.name, warnings: [...result.warnings, ...secretNotes] };
+  } catch (err) {
+    if (err instanceof ImportError) throw new HostApiError(err.message);
+    throw err;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {

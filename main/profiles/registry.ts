@@ -37,8 +37,8 @@ export interface InvalidProfileEntry extends EntryBase {
 
 export type ProfileEntry = ValidProfileEntry | InvalidProfileEntry;
 
-export function defaultProfileDirs(): string[] {
-  return [bundledProfilesDir(), userProfilesDir()];
+export function defaultProfileDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [bundledProfilesDir(), userProfilesDir(env)];
 }
 
 const PROFILE_FILE = /\.ya?ml$/i;

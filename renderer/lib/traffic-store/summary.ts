@@ -1,0 +1,130 @@
+// The one-line summary of a row: what a person scanning the timeline needs to recognise it
+// (tool name, log text, progress `3/6`, error message, resource URI…). Computed lazily and cached
+// on the row, so ingesting thousands of events per second never stringifies a message.
+import type { TrafficRow } from './types';
+
+const MAX = 240;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+
+export function rowSummary(row: TrafficRow): string {
+  if (row._summary === undefined) row._summary = clip(computeSummary(row));
+  return row._summary;
+}
+
+/** Called by the store when what a summary depends on changed (pair, tool, progress). */
+export function invalidateSummary(row: TrafficRow): void {
+  row._summary = undefined;
+  row._text = undefined;
+}
+
+function computeSummary(row: TrafficRow): string {
+  const { ev } = row;
+  const msg = isObj(ev.message) ? ev.message : {};
+  if (ev.kind === 'fault') return `${ev.fault ?? 'protocol fault'}: ${compact(msg.raw)}`;
+  if (ev.kind === 'response' || ev.kind === 'error') {
+    // A row of its own only when unmatched.
+    return `unmatched response: ${resultText(msg) ?? compact(msg.result ?? msg.error)}`;
+  }
+  const params = isObj(msg.params) ? msg.params : {};
+  let text = methodSummary(ev.method ?? '', params, row);
+  if (row.progress && ev.kind === 'request') text = `${progressText(row.progress)} · ${text}`;
+  if (row.pair && row.status === 'error' && row.error) text += ` → ${row.error}`;
+  else if (row.pair && row.status === 'ok') {
+    const out = resultText(isObj(row.pair.ev.message) ? row.pair.ev.message : {});
+    if (out && ev.method === 'tools/call') text += ` → ${out}`;
+  }
+  return text;
+}
+
+export function progressText(p: { done: number; total?: number; message?: string }): string {
+  const n = `${fmtNum(p.done)}${p.total !== undefined ? `/${fmtNum(p.total)}` : ''}`;
+  return p.message ? `${n} ${p.message}` : n;
+}
+
+function fmtNum(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}
+
+function methodSummary(method: string, p: Obj, row: TrafficRow): string {
+  switch (method) {
+    case 'tools/call': {
+      const name = str(p.name) ?? '?';
+      const tool = row.tool && row.tool !== name && row.tool.replace(/\./g, '_') !== name ? `${name} (${row.tool})` : name;
+      return `${tool} ${compact(p.arguments ?? {})}`;
+    }
+    case 'notifications/progress':
+      return progressText({ done: Number(p.progress ?? 0), total: typeof p.total === 'number' ? p.total : undefined, message: str(p.message) });
+    case 'notifications/message': {
+      const data = typeof p.data === 'string' ? p.data : compact(p.data);
+      return `[${str(p.level) ?? 'log'}]${p.logger ? ` ${str(p.logger)}:` : ''} ${data}`;
+    }
+    case 'notifications/cancelled':
+      return `cancel #${str(p.requestId) ?? '?'}${p.reason ? `: ${str(p.reason)}` : ''}`;
+    case 'resources/read':
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+    case 'notifications/resources/updated':
+      return str(p.uri) ?? '';
+    case 'prompts/get':
+      return `${str(p.name) ?? '?'} ${p.arguments ? compact(p.arguments) : ''}`;
+    case 'initialize': {
+      const info = isObj(p.clientInfo) ? p.clientInfo : {};
+      return `${str(info.name) ?? 'client'} ${str(info.version) ?? ''} · protocol ${str(p.protocolVersion) ?? '?'}`;
+    }
+    case 'sampling/createMessage': {
+      const msgs = Array.isArray(p.messages) ? p.messages : [];
+      const last = msgs[msgs.length - 1];
+      const content = isObj(last) && isObj(last.content) ? str(last.content.text) : undefined;
+      return `${content ?? `${msgs.length} message(s)`}${p.maxTokens ? ` · max ${str(p.maxTokens)} tokens` : ''}`;
+    }
+    case 'elicitation/create':
+      return str(p.message) ?? compact(p);
+    case 'completion/complete': {
+      const arg = isObj(p.argument) ? p.argument : {};
+      return `${str(arg.name) ?? ''}=${str(arg.value) ?? ''}`;
+    }
+    case 'logging/setLevel':
+      return str(p.level) ?? '';
+    default:
+      return Object.keys(p).length ? compact(p) : '';
+  }
+}
+
+/** The text of a tool result or a JSON-RPC error, if it has one. */
+export function resultText(msg: Obj): string | undefined {
+  if (isObj(msg.error)) return `${str(msg.error.message) ?? 'error'}${msg.error.code !== undefined ? ` (${str(msg.error.code)})` : ''}`;
+  const r = msg.result;
+  if (!isObj(r)) return undefined;
+  if (Array.isArray(r.content)) {
+    for (const c of r.content) if (isObj(c) && typeof c.text === 'string') return c.text;
+    const first = r.content[0];
+    if (isObj(first)) return `[${str(first.type) ?? 'content'}]`;
+  }
+  if (Array.isArray(r.tools)) return `${r.tools.length} tools`;
+  if (Array.isArray(r.resources)) return `${r.resources.length} resources`;
+  if (Array.isArray(r.prompts)) return `${r.prompts.length} prompts`;
+  if (Array.isArray(r.contents)) return `${r.contents.length} content(s)`;
+  if (isObj(r.serverInfo)) return `${str(r.serverInfo.name) ?? 'server'} ${str(r.serverInfo.version) ?? ''} · protocol ${str(r.protocolVersion) ?? '?'}`;
+  return undefined;
+}
+
+/** Compact one-line JSON, cut early so a huge message never costs a full stringify twice. */
+export function compact(v: unknown): string {
+  if (v === undefined) return '';
+  if (typeof v === 'string') return v;
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? '';
+  } catch {
+    s = String(v);
+  }
+  return s.length > MAX ? `${s.slice(0, MAX)}…` : s;
+}
+
+function clip(s: string): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > MAX ? `${one.slice(0, MAX)}…` : one;
+}

@@ -1,0 +1,324 @@
+import { describe, expect, it } from 'vitest';
+import { lineDiff } from './line-diff';
+import { rowSummary } from './summary';
+import { TrafficStore, findMatches, toJsonl } from './traffic-store';
+import type { TrafficEvent } from './types';
+
+let seq = 0;
+function ev(p: Partial<TrafficEvent> & Pick<TrafficEvent, 'direction' | 'kind'>): TrafficEvent {
+  seq++;
+  return { seq, ts: 1_700_000_000_000 + seq, session: 'L1', bytes: 100, message: {}, ...p };
+}
+const down = { agentSession: 'A1' };
+const up = { server: 'files' };
+function req(dir: TrafficEvent['direction'], id: number | string, method: string, params: unknown, extra: Partial<TrafficEvent> = {}): TrafficEvent {
+  return ev({ direction: dir, kind: 'request', id, method, message: { jsonrpc: '2.0', id, method, params }, ...extra });
+}
+function res(dir: TrafficEvent['direction'], id: number | string, result: unknown, extra: Partial<TrafficEvent> = {}): TrafficEvent {
+  return ev({ direction: dir, kind: 'response', id, message: { jsonrpc: '2.0', id, result }, ...extra });
+}
+function note(dir: TrafficEvent['direction'], method: string, params: unknown, extra: Partial<TrafficEvent> = {}): TrafficEvent {
+  return ev({ direction: dir, kind: 'notification', method, message: { jsonrpc: '2.0', method, params }, ...extra });
+}
+const rows = (s: TrafficStore) => Array.from({ length: s.size() }, (_, i) => s.at(i)!);
+
+/** An agent call through the gateway to `files`, with upstream id `upId`. */
+function toolCall(agentId: number, upId: number, name = 'read_file', extra: Partial<TrafficEvent> = {}) {
+  const exchange = `A1#${agentId}`;
+  return {
+    call: req('agent_to_gateway', agentId, 'tools/call', { name, arguments: { path: 'a.txt' }, _meta: { progressToken: `t${agentId}` } }, { ...down, exchange, ...extra }),
+    leg: req('gateway_to_server', upId, 'tools/call', { name, arguments: { path: 'a.txt' }, _meta: { progressToken: upId } }, { ...up, exchange, tool: 'files.read_file', decision: 'ALLOW' }),
+    legRes: res('server_to_gateway', upId, { content: [{ type: 'text', text: 'hello' }] }, { ...up, exchange }),
+    res: res('gateway_to_agent', agentId, { content: [{ type: 'text', text: 'hello' }] }, { ...down, exchange, decision: 'ALLOW', tool: 'files.read_file', latencyMs: 12 }),
+  };
+}
+
+describe('TrafficStore pairing', () => {
+  it('pairs by connection, direction and id when both sides reuse small ids on two connections', () => {
+    const s = new TrafficStore();
+    s.append([
+      req('agent_to_gateway', 1, 'tools/list', {}, { agentSession: 'A1' }),
+      req('agent_to_gateway', 1, 'tools/list', {}, { agentSession: 'A2' }),
+      req('gateway_to_server', 1, 'tools/list', {}, { server: 'files' }),
+      // A server-initiated request with the same id, the other way on the same connection.
+      req('server_to_gateway', 1, 'roots/list', {}, { server: 'files' }),
+      res('server_to_gateway', 1, { tools: [] }, { server: 'files' }),
+      res('gateway_to_agent', 1, { tools: [{ name: 'x' }] }, { agentSession: 'A2' }),
+      res('gateway_to_server', 1, { roots: [] }, { server: 'files' }),
+    ]);
+    const [a1, a2, upList, roots] = rows(s);
+    expect(a1!.ev.agentSession).toBe('A1');
+    expect(a1!.status).toBe('pending');
+    expect(a2!.pair?.ev.message).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'x' }] } });
+    expect(a2!.status).toBe('ok');
+    expect(upList!.pair?.ev.direction).toBe('server_to_gateway');
+    expect(roots!.ev.method).toBe('roots/list');
+    expect(roots!.pair?.ev.direction).toBe('gateway_to_server');
+    expect(s.size()).toBe(4); // responses merged into their calls
+  });
+
+  it('treats the numeric id 1 and the string id "1" as different', () => {
+    const s = new TrafficStore();
+    s.append([req('agent_to_gateway', 1, 'ping', {}, down), res('gateway_to_agent', '1', {}, down)]);
+    expect(s.at(0)!.status).toBe('pending');
+    expect(s.at(1)!.status).toBe('unmatched');
+  });
+
+  it('labels an unmatched response and keeps its body', () => {
+    const s = new TrafficStore();
+    s.append([res('server_to_gateway', 99, { content: [{ type: 'text', text: 'late answer' }] }, up)]);
+    const r = s.at(0)!;
+    expect(r.status).toBe('unmatched');
+    expect(rowSummary(r)).toBe('unmatched response: late answer');
+    expect(r.ev.message).toMatchObject({ result: { content: [{ text: 'late answer' }] } });
+  });
+
+  it('marks errors from JSON-RPC errors and isError results', () => {
+    const s = new TrafficStore();
+    s.append([
+      req('agent_to_gateway', 1, 'tools/call', { name: 'x', arguments: {} }, down),
+      ev({ direction: 'gateway_to_agent', kind: 'error', id: 1, message: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Unknown tool: x' } }, ...down }),
+      req('agent_to_gateway', 2, 'tools/call', { name: 'rm', arguments: {} }, down),
+      res('gateway_to_agent', 2, { isError: true, content: [{ type: 'text', text: 'DENY: never' }] }, { ...down, decision: 'DENY' }),
+    ]);
+    expect(s.at(0)!.status).toBe('error');
+    expect(s.at(0)!.error).toBe('Unknown tool: x');
+    expect(s.at(1)!).toMatchObject({ status: 'error', error: 'DENY: never', decision: 'DENY' });
+    expect(rowSummary(s.at(1)!)).toContain('→ DENY: never');
+  });
+});
+
+describe('TrafficStore exchanges and causal nesting', () => {
+  it('groups both hops of one exchange under the agent call', () => {
+    const s = new TrafficStore();
+    const t = toolCall(7, 42);
+    s.append([t.call, t.leg, t.legRes, t.res]);
+    expect(s.size()).toBe(1);
+    const call = s.at(0)!;
+    expect(call.children?.map((c) => c.ev.direction)).toEqual(['gateway_to_server']);
+    const leg = call.children![0]!;
+    expect(leg.parent).toBe(call);
+    expect(leg.pair?.ev.id).toBe(42);
+    expect(call).toMatchObject({ status: 'ok', decision: 'ALLOW', server: 'files', tool: 'files.read_file', latencyMs: 12 });
+    expect(s.exchangeRows(leg).map((r) => r.ev.seq)).toEqual([t.call.seq, t.leg.seq, t.legRes.seq, t.res.seq]);
+    expect(s.exchangeRoot('L1', 'A1#7')).toBe(call);
+    s.setExpanded(call, true);
+    expect(rows(s).map((r) => r.depth)).toEqual([0, 1]);
+  });
+
+  it('nests progress on both hops under the call, with n/total for the bar', () => {
+    const s = new TrafficStore();
+    const t = toolCall(3, 9);
+    s.append([t.call, t.leg]);
+    s.append([note('server_to_gateway', 'notifications/progress', { progressToken: 9, progress: 3, total: 6 }, up)]);
+    s.append([note('gateway_to_agent', 'notifications/progress', { progressToken: 't3', progress: 3, total: 6, message: 'reading' }, down)]);
+    const call = s.at(0)!;
+    expect(call.progress).toEqual({ done: 3, total: 6, message: 'reading' });
+    expect(rowSummary(call).startsWith('3/6 reading')).toBe(true);
+    const kids = call.children!;
+    expect(kids.map((k) => k.ev.method)).toEqual(['tools/call', 'notifications/progress', 'notifications/progress']);
+    expect(kids[1]!.parent).toBe(kids[0]); // upstream progress → upstream leg
+    expect(kids[1]!.depth).toBe(2);
+    expect(kids[2]!.parent).toBe(call);
+    expect(rowSummary(kids[2]!)).toBe('3/6 reading');
+    expect(s.size()).toBe(1); // collapsed by default
+    s.setExpanded(call, true);
+    expect(s.size()).toBe(4);
+  });
+
+  it('puts a sampling request under the call in flight on that server and on that agent session', () => {
+    const s = new TrafficStore();
+    const t = toolCall(5, 11);
+    s.append([
+      t.call,
+      t.leg,
+      req('server_to_gateway', 0, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'summarise' } }], maxTokens: 50 }, up),
+      req('gateway_to_agent', 0, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'summarise' } }] }, down),
+    ]);
+    const call = s.at(0)!;
+    const [leg, upSampling, downSampling] = call.children!;
+    expect(upSampling!.parent).toBe(leg);
+    expect(downSampling!.parent).toBe(call);
+    expect(rowSummary(upSampling!)).toBe('summarise · max 50 tokens');
+  });
+
+  it('marks a call aborted on notifications/cancelled and when its server session ends', () => {
+    const s = new TrafficStore();
+    const a = toolCall(1, 1);
+    const b = toolCall(2, 2);
+    s.append([a.call, a.leg, b.call, b.leg, note('agent_to_gateway', 'notifications/cancelled', { requestId: 1, reason: 'user' }, down)]);
+    expect(s.at(0)!.status).toBe('aborted');
+    expect(s.at(1)!.status).toBe('pending');
+    expect(s.abortPending('files', 'L1')).toBe(2); // leg of call 1 and leg of call 2
+    expect(s.at(1)!.status).toBe('aborted');
+    expect(s.at(1)!.children![0]!.status).toBe('aborted');
+    // A late answer does not un-abort.
+    s.append([b.res]);
+    expect(s.at(1)!.status).toBe('aborted');
+  });
+
+  it('flags protocol faults', () => {
+    const s = new TrafficStore();
+    s.append([ev({ direction: 'server_to_gateway', kind: 'fault', fault: 'not JSON', message: { raw: 'Listening on 3000' }, ...up })]);
+    expect(s.at(0)!.status).toBe('fault');
+    expect(rowSummary(s.at(0)!)).toBe('not JSON: Listening on 3000');
+  });
+});
+
+describe('TrafficStore bounds', () => {
+  it('evicts the oldest beyond capacity and counts it', () => {
+    const s = new TrafficStore({ capacity: 3 });
+    s.replace([note('server_to_gateway', 'notifications/message', { level: 'info', data: 'a' }, up)], { held: 1, total: 10, dropped: 2 });
+    s.append([1, 2, 3, 4].map((i) => note('server_to_gateway', 'notifications/message', { level: 'info', data: `m${i}` }, up)), 5);
+    expect(s.stats()).toEqual({ held: 3, total: 19, dropped: 7, evicted: 2, capacity: 3 });
+    expect(rows(s).map((r) => rowSummary(r))).toEqual(['[info] m2', '[info] m3', '[info] m4']);
+    expect(s.headRemovals).toBe(2);
+    s.setCapacity(2);
+    expect(s.stats().held).toBe(2);
+    expect(s.size()).toBe(2);
+  });
+
+  it('forgets an evicted request, so its late response is unmatched', () => {
+    const s = new TrafficStore({ capacity: 2 });
+    s.append([req('agent_to_gateway', 1, 'ping', {}, down), note('agent_to_gateway', 'notifications/initialized', {}, down), note('agent_to_gateway', 'notifications/initialized', {}, down)]);
+    s.append([res('gateway_to_agent', 1, {}, down)]);
+    expect(rows(s).at(-1)!.status).toBe('unmatched');
+  });
+
+  it('keeps pinned rows in the timeline through filters and eviction', () => {
+    const s = new TrafficStore({ capacity: 3 });
+    s.append([note('server_to_gateway', 'notifications/message', { data: 'keep me' }, up)]);
+    const pinned = s.at(0)!;
+    s.togglePin(pinned);
+    s.setFilter({ excludeMethods: ['notifications/message'] });
+    expect(rows(s)).toEqual([pinned]);
+    s.append([1, 2, 3, 4].map(() => req('agent_to_gateway', 1, 'ping', {}, down)));
+    expect(pinned.evicted).toBe(true);
+    expect(rows(s)[0]).toBe(pinned);
+    expect(s.size()).toBe(4);
+    s.togglePin(pinned);
+    expect(s.size()).toBe(3);
+  });
+
+  it('appends 100k events through a 100k buffer with indexes intact', () => {
+    const s = new TrafficStore({ capacity: 100_000 });
+    const batch: TrafficEvent[] = [];
+    for (let i = 0; i < 50_000; i++) {
+      const id = i % 16; // small reused ids
+      batch.push(req('gateway_to_server', id, 'tools/call', { name: 't', arguments: { i } }, { server: `s${i % 4}` }));
+      batch.push(res('server_to_gateway', id, { content: [] }, { server: `s${i % 4}` }));
+    }
+    for (let i = 0; i < batch.length; i += 500) s.append(batch.slice(i, i + 500));
+    s.append([req('agent_to_gateway', 1, 'ping', {}, down)]); // one more: evicts the oldest
+    expect(s.stats()).toMatchObject({ held: 100_000, evicted: 1 });
+    expect(s.size()).toBe(50_000);
+    expect(rows(s).filter((r) => r.status === 'ok').length).toBe(49_999);
+    s.setFilter({ servers: ['s1'] });
+    expect(s.size()).toBe(12_500);
+  });
+});
+
+describe('TrafficStore filters', () => {
+  function sample() {
+    const s = new TrafficStore();
+    const t = toolCall(1, 1);
+    s.append([
+      t.call,
+      t.leg,
+      t.legRes,
+      t.res,
+      note('server_to_gateway', 'notifications/message', { level: 'info', data: 'indexing' }, { server: 'memory' }),
+      req('agent_to_gateway', 2, 'tools/call', { name: 'rm', arguments: { path: '/' } }, down),
+      res('gateway_to_agent', 2, { isError: true, content: [{ type: 'text', text: 'DENY: no' }] }, { ...down, decision: 'DENY' }),
+      req('agent_to_gateway', 3, 'resources/read', { uri: 'file:///Secret.md' }, down),
+    ]);
+    return s;
+  }
+
+  it('includes and excludes methods, with prefixes', () => {
+    const s = sample();
+    s.setFilter({ excludeMethods: ['notifications/message'] });
+    expect(rows(s).map((r) => r.ev.method)).toEqual(['tools/call', 'tools/call', 'resources/read']);
+    s.setFilter({ includeMethods: ['notifications/*'] });
+    expect(rows(s).map((r) => r.ev.method)).toEqual(['notifications/message']);
+  });
+
+  it('filters by server (an agent call counts as its upstream server) and direction', () => {
+    const s = sample();
+    s.setFilter({ servers: ['files'] });
+    expect(s.size()).toBe(1);
+    expect(s.at(0)!.ev.id).toBe(1);
+    s.setFilter({ directions: ['server_to_gateway'] });
+    // the notification, and the call shown as the context of its matching upstream leg
+    expect(rows(s).map((r) => r.ev.method)).toEqual(['tools/call', 'notifications/message']);
+  });
+
+  it('shows only errors and denials, and updates when a pending call fails', () => {
+    const s = sample();
+    s.setFilter({ statuses: ['error', 'denied'] });
+    expect(rows(s).map((r) => r.ev.id)).toEqual([2]);
+    s.append([ev({ direction: 'gateway_to_agent', kind: 'error', id: 3, message: { jsonrpc: '2.0', id: 3, error: { code: -1, message: 'gone' } }, ...down })]);
+    expect(rows(s).map((r) => r.ev.id)).toEqual([2, 3]);
+  });
+
+  it('searches method, summary and JSON of both sides, case-insensitively, with match positions', () => {
+    const s = sample();
+    s.setFilter({ text: 'secret' });
+    expect(rows(s).map((r) => r.ev.method)).toEqual(['resources/read']);
+    s.setFilter({ text: 'HELLO' }); // only in the response body
+    expect(s.size()).toBe(1);
+    expect(findMatches('read file:///Secret.md secret', 'secret')).toEqual([
+      [13, 19],
+      [23, 29],
+    ]);
+    s.setFilter({});
+    expect(s.size()).toBe(4);
+  });
+});
+
+describe('TrafficStore export, history and replay', () => {
+  it('exports the filtered set and one exchange as JSONL', () => {
+    const s = new TrafficStore();
+    const t = toolCall(1, 1);
+    s.append([t.call, t.leg, t.legRes, t.res, req('agent_to_gateway', 2, 'ping', {}, down)]);
+    const lines = toJsonl(s.exchangeRows(s.at(0)!)).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).seq)).toEqual([t.call.seq, t.leg.seq, t.legRes.seq, t.res.seq]);
+    s.setFilter({ includeMethods: ['ping'] });
+    expect(toJsonl(s.filteredRows()).trim().split('\n')).toHaveLength(1);
+  });
+
+  it('prepends older history before what it holds', () => {
+    const s = new TrafficStore({ capacity: 2 });
+    const older = [req('agent_to_gateway', 1, 'ping', {}, down), res('gateway_to_agent', 1, {}, down)];
+    const newer = [req('agent_to_gateway', 2, 'ping', {}, down), res('gateway_to_agent', 2, {}, down)];
+    s.replace(newer);
+    expect(s.prependHistory([...older, newer[0]!])).toBe(2);
+    expect(s.stats().held).toBe(4);
+    expect(rows(s).map((r) => [r.ev.id, r.status])).toEqual([
+      [1, 'ok'],
+      [2, 'ok'],
+    ]);
+    expect(s.oldestSeq()).toBe(older[0]!.seq);
+  });
+
+  it('links a replay to the call it re-sent', () => {
+    const s = new TrafficStore();
+    const t = toolCall(1, 1);
+    s.append([t.call, t.leg, t.legRes, t.res]);
+    const original = s.at(0)!;
+    s.linkReplay(original, 'L1', 'ui#console-abc');
+    s.append([req('gateway_to_server', 5, 'tools/call', { name: 'read_file', arguments: { path: 'a.txt' } }, { ...up, exchange: 'ui#console-abc' })]);
+    const replay = s.at(1)!;
+    expect(replay.replayOf).toBe(original.seq);
+    expect(s.replaysOf(original)).toEqual([replay]);
+  });
+
+  it('diffs two results line by line', () => {
+    expect(lineDiff('a\nb\nc', 'a\nx\nc')).toEqual([
+      { op: ' ', text: 'a' },
+      { op: '-', text: 'b' },
+      { op: '+', text: 'x' },
+      { op: ' ', text: 'c' },
+    ]);
+  });
+});

@@ -1,0 +1,92 @@
+import type { EventPayload } from '../../../common/host-api';
+
+export type TrafficEvent = EventPayload<'traffic:batch'>['events'][number];
+export type Direction = TrafficEvent['direction'];
+export type Decision = NonNullable<TrafficEvent['decision']>;
+
+/** A call's outcome; `unmatched` and `fault` label rows that are not calls. */
+export type RowStatus = 'ok' | 'error' | 'pending' | 'aborted' | 'unmatched' | 'fault';
+
+/** What a status toggle filters on: a status, or a denial (decision DENY). */
+export type StatusFilter = RowStatus | 'denied';
+
+export interface Progress {
+  done: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * One message, indexed. A response that pairs with its request is `merged` into the request's
+ * row (the call) and is not a row of its own in the timeline; its fields live on the call.
+ */
+export interface TrafficRow {
+  readonly ev: TrafficEvent;
+  readonly seq: number;
+  /** Connection: `(session, agentSession)` downstream or `(session, server)` upstream. */
+  readonly conn: string;
+  /** The call this row sits under (progress, sampling, upstream leg, cancel); a merged response's request. */
+  parent?: TrafficRow;
+  /** The top-level call of this row's causal tree (itself for a root). */
+  root: TrafficRow;
+  depth: number;
+  /** Descendants of a root, flattened in arrival order (never merged responses). */
+  children?: TrafficRow[];
+  /** Request ↔ response. */
+  pair?: TrafficRow;
+  merged: boolean;
+  status?: RowStatus;
+  /** Error message of a failed call (JSON-RPC error or `isError` result text). */
+  error?: string;
+  decision?: Decision;
+  latencyMs?: number;
+  /** Upstream server of the call (for an agent-side call: its upstream leg's server). */
+  server?: string;
+  /** Canonical tool name, once known. */
+  tool?: string;
+  progress?: Progress;
+  evicted: boolean;
+  /** Replay: the seq of the call this one re-sent. */
+  replayOf?: number;
+  // --- caches (owned by the store) ---
+  /** @internal */ _summary?: string;
+  /** @internal */ _text?: string;
+  /** @internal self match under the current filter generation. */ _match: boolean;
+  /** @internal descendants that match (roots only). */ _childMatches: number;
+  /** @internal is an entry of the visible list. */ _shown: boolean;
+}
+
+export interface TrafficFilter {
+  /** Methods to keep (exact, or a prefix ending in `*` / `/`: `notifications/*`). Empty = all. */
+  includeMethods?: string[];
+  /** Methods to hide, same patterns: e.g. `notifications/message`. */
+  excludeMethods?: string[];
+  /** Upstream servers to keep. Empty = all. */
+  servers?: string[];
+  /** Launch ids to keep. Empty = all. */
+  sessions?: string[];
+  directions?: Direction[];
+  /** Keep only these outcomes (`['error', 'denied']`: errors and denials). Empty = all. */
+  statuses?: StatusFilter[];
+  /** Free text over method, summary and the JSON of the message and its pair (case-insensitive). */
+  text?: string;
+}
+
+export interface TrafficStats {
+  /** Events held in memory now. */
+  held: number;
+  /** Events seen since the host started (as far as this window knows). */
+  total: number;
+  /** Events this window never received (it fell behind; the host dropped them for it). */
+  dropped: number;
+  /** Events this store let go to stay within `capacity`. */
+  evicted: number;
+  capacity: number;
+}
+
+export interface HostBufferStats {
+  held: number;
+  total: number;
+  dropped: number;
+  evicted?: number;
+}

@@ -1,0 +1,162 @@
+// One pending request: what is asked, by whom, with which arguments, how long is left, and
+// the three answers. Used in the tray (compact) and in the Approvals view (roomy).
+import { useMemo, useRef } from 'react';
+import { Bot, Check, CheckCheck, MessageSquareText, ShieldQuestion, X } from 'lucide-react';
+import { Badge } from '../../components/badge';
+import { Button } from '../../components/button';
+import { formatCountdown } from '../../components/format-time';
+import { JsonView } from '../../components/json-view';
+import { Timestamp } from '../../components/timestamp';
+import { useNow } from '../../components/use-now';
+import { remainingFraction, remainingMs, urgency } from '../../state/approvals-store';
+import type { ApprovalChoice, PendingApproval } from '../../state/types';
+import { DiffView } from './diff-view';
+import { patchArgument } from './diff';
+
+export const CHOICE_KEYS: Record<string, ApprovalChoice> = { a: 'allow_once', s: 'allow_session', d: 'deny', t: 'allow_tool_session' };
+
+const ANNOTATION_LABEL: Record<string, { label: string; tone: 'ok' | 'warn' | 'danger' | 'neutral' | 'info'; when: boolean }> = {
+  readOnlyHint: { label: 'read-only', tone: 'ok', when: true },
+  destructiveHint: { label: 'destructive', tone: 'danger', when: true },
+  idempotentHint: { label: 'idempotent', tone: 'neutral', when: true },
+  openWorldHint: { label: 'open world', tone: 'warn', when: true },
+};
+
+export function AnnotationBadges({ annotations }: { annotations?: Record<string, unknown> }) {
+  if (!annotations) return null;
+  const items = Object.entries(annotations).flatMap(([k, v]) => {
+    const a = ANNOTATION_LABEL[k];
+    if (a) return v === a.when ? [<Badge key={k} tone={a.tone} title={`${k}: ${String(v)}`}>{a.label}</Badge>] : [];
+    if (k === 'title') return [];
+    return [<Badge key={k} title={`${k}: ${JSON.stringify(v)}`}>{k}</Badge>];
+  });
+  return items.length ? <span className="badge-row">{items}</span> : null;
+}
+
+export interface ApprovalCardProps {
+  request: PendingApproval;
+  position: number;
+  total: number;
+  answering: boolean;
+  onAnswer: (choice: ApprovalChoice) => void;
+  onOpenExchange?: (exchange: string) => void;
+  compact?: boolean;
+}
+
+export function ApprovalCard({ request: r, position, total, answering, onAnswer, onOpenExchange, compact }: ApprovalCardProps) {
+  const now = useNow(250);
+  const left = remainingMs(r, now);
+  const frac = remainingFraction(r, now);
+  const level = urgency(r, now);
+  const expired = level === 'expired';
+  const titleId = useRef(`appr-${r.id.replace(/[^A-Za-z0-9_-]/g, '_')}`).current;
+  const patch = useMemo(() => patchArgument(r.tool, r.advertisedName, r.args), [r.tool, r.advertisedName, r.args]);
+  const otherArgs = useMemo(() => {
+    if (patch === null || typeof r.args !== 'object' || r.args === null) return r.args;
+    const { patch: _p, ...rest } = r.args as Record<string, unknown>;
+    return Object.keys(rest).length ? rest : undefined;
+  }, [patch, r.args]);
+  const kind = r.kind ?? 'tool';
+  const friendly = r.advertisedName ?? r.tool;
+  const KindIcon = kind === 'sampling' ? Bot : kind === 'elicitation' ? MessageSquareText : ShieldQuestion;
+  const heading = kind === 'sampling' ? `Sampling request from ${r.server}` : kind === 'elicitation' ? `Elicitation request from ${r.server}` : friendly;
+
+  return (
+    <article
+      className={`approval-card urgency-${level}${compact ? ' is-compact' : ''}`}
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby={titleId}
+      aria-describedby={`${titleId}-reason`}
+      data-approval-id={r.id}
+      tabIndex={-1}
+    >
+      <header className="approval-head">
+        <KindIcon size={16} aria-hidden="true" className="approval-kind-icon" />
+        <div className="approval-titles">
+          <h3 id={titleId} className="approval-title">
+            <span className="visually-hidden">Approval request: </span>
+            {heading}
+          </h3>
+          <div className="approval-sub">
+            {kind === 'tool' ? (
+              <>
+                <code className="mono" title="canonical name">{r.tool}</code>
+                <span className="sep">·</span>
+                <span>server <b>{r.server}</b></span>
+              </>
+            ) : (
+              <span>
+                for the call <code className="mono">{r.tool}</code>
+              </span>
+            )}
+          </div>
+        </div>
+        {total > 1 ? <span className="approval-pos" aria-label={`Request ${position} of ${total}`}>{position}/{total}</span> : null}
+      </header>
+
+      <div className={`countdown countdown-${level}`}>
+        <div className="countdown-track" aria-hidden="true">
+          <div className="countdown-fill" style={{ transform: `scaleX(${frac})` }} />
+        </div>
+        <span className="countdown-text" role="timer" aria-label={expired ? 'Expired' : `Denied automatically in ${formatCountdown(left)}`}>
+          {expired ? 'expired' : formatCountdown(left)}
+        </span>
+      </div>
+
+      <p className="approval-reason" id={`${titleId}-reason`}>
+        {r.reason}
+        {r.rule && !r.reason.includes(r.rule) ? <span className="muted"> ({r.rule})</span> : null}
+      </p>
+
+      <dl className="kv approval-meta">
+        <dt>Requested</dt>
+        <dd><Timestamp ts={r.createdAt} /></dd>
+        <dt>Agent session</dt>
+        <dd className="mono">{r.agentSession ?? '—'}</dd>
+        {r.exchange ? (
+          <>
+            <dt>Exchange</dt>
+            <dd>
+              {onOpenExchange ? (
+                <button type="button" className="link mono" onClick={() => onOpenExchange(r.exchange as string)} aria-label={`Show exchange ${r.exchange} in Traffic`}>
+                  {r.exchange}
+                </button>
+              ) : (
+                <span className="mono">{r.exchange}</span>
+              )}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      <AnnotationBadges annotations={r.annotations} />
+
+      <div className="approval-args">
+        {patch !== null ? <DiffView patch={patch} label="patch" maxHeight={compact ? 220 : 420} /> : null}
+        {otherArgs !== undefined ? (
+          <div>
+            <div className="section-label">{patch !== null ? 'Other arguments' : kind === 'tool' ? 'Arguments' : 'Request'}</div>
+            <JsonView value={otherArgs} maxHeight={compact ? 200 : 360} label="Arguments" />
+          </div>
+        ) : null}
+      </div>
+
+      <footer className="approval-actions" aria-label="Answer">
+        <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} disabled={answering || expired}>
+          Allow once
+        </Button>
+        <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} disabled={answering || expired} title="Allow this call with the same arguments for the rest of the agent session">
+          Allow for session
+        </Button>
+        <Button variant="danger" icon={<X size={14} />} shortcut={compact ? undefined : 'D'} onClick={() => onAnswer('deny')} disabled={answering || expired}>
+          Deny
+        </Button>
+        {kind === 'tool' ? (
+          <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} disabled={answering || expired} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
+            Allow tool for session
+          </Button>
+        ) : null}
+      </footer>
+    </article>
+  );
+}

@@ -1,0 +1,57 @@
+import { useCallback, type RefObject } from 'react';
+import { useShortcuts } from '../../components/shortcuts';
+import { CHOICE_KEYS } from './approval-card';
+import { useHostApi } from '../../api/context';
+import { useToast } from '../../components/toasts';
+import { useAppState } from '../../state/app-context';
+import type { ApprovalChoice, PendingApproval } from '../../state/types';
+
+/** Sends an answer; the card leaves when the host reports `approval:resolved`. */
+export function useAnswerApproval(): (req: PendingApproval, choice: ApprovalChoice) => Promise<void> {
+  const api = useHostApi();
+  const { approvals } = useAppState();
+  const toast = useToast();
+  return useCallback(
+    async (req, choice) => {
+      if (approvals.get().answering.has(req.id)) return;
+      approvals.setAnswering(req.id, true);
+      try {
+        const res = await api.call('approvals:answer', { id: req.id, choice });
+        if (!res.ok) {
+          toast.show({ tone: 'warn', title: 'That request is no longer pending', detail: 'It was answered elsewhere, timed out or was cancelled.' });
+          approvals.setAnswering(req.id, false);
+        }
+      } catch (e) {
+        approvals.setAnswering(req.id, false);
+        toast.error(`Could not answer ${req.advertisedName ?? req.tool}`, e);
+      }
+    },
+    [api, approvals, toast],
+  );
+}
+
+/**
+ * A / S / D / T answer the focused card (or the oldest) while focus is inside `scope`: the
+ * tray, or the pending list of the Approvals view. Never global, so a stray key elsewhere
+ * cannot approve anything.
+ */
+export function useApprovalKeys(scope: RefObject<HTMLElement | null>, pending: PendingApproval[], answer: (req: PendingApproval, choice: ApprovalChoice) => Promise<void>): void {
+  const target = (e: KeyboardEvent): PendingApproval | undefined => {
+    const card = e.target instanceof HTMLElement ? e.target.closest<HTMLElement>('[data-approval-id]') : null;
+    const id = card?.dataset.approvalId;
+    return pending.find((p) => p.id === id) ?? pending[0];
+  };
+  useShortcuts(
+    Object.fromEntries(
+      Object.entries(CHOICE_KEYS).map(([key, choice]) => [
+        key,
+        (e: KeyboardEvent) => {
+          const r = target(e);
+          // "Allow the tool for the session" only means something for a tool call.
+          if (r && !(r.kind && r.kind !== 'tool' && choice === 'allow_tool_session')) void answer(r, choice);
+        },
+      ]),
+    ),
+    { scope },
+  );
+}

@@ -1,0 +1,222 @@
+// Audit: past sessions from the SQLite store, searchable by text, server and method; a
+// session opens its messages and decisions.
+import { useMemo, useState, type FormEvent } from 'react';
+import { History, RefreshCw, Search } from 'lucide-react';
+import type { CommandInput } from '../../../common/host-api';
+import { Badge, toneFor } from '../../components/badge';
+import { Banner } from '../../components/banner';
+import { Button, IconButton } from '../../components/button';
+import { EmptyState } from '../../components/empty-state';
+import { formatBytes, formatDuration } from '../../components/format-time';
+import { JsonView } from '../../components/json-view';
+import { PageHeader } from '../../components/page-header';
+import { SplitPane } from '../../components/split-pane';
+import { Timestamp } from '../../components/timestamp';
+import { errorText } from '../../components/toasts';
+import { useCommand } from '../../components/use-command';
+import type { AuditSession } from '../../state/types';
+
+type Query = CommandInput<'audit:query'>;
+type Row = Record<string, unknown>;
+
+const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
+const numOr = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+const DIRECTION: Record<string, string> = {
+  agent_to_gateway: 'agent → gw',
+  gateway_to_agent: 'gw → agent',
+  gateway_to_server: 'gw → server',
+  server_to_gateway: 'server → gw',
+};
+
+export function AuditView() {
+  const sessions = useCommand('audit:sessions', { limit: 200 });
+  const [draft, setDraft] = useState({ text: '', server: '', method: '' });
+  const [query, setQuery] = useState<Query | null>(null);
+  const [session, setSession] = useState<AuditSession | null>(null);
+  const result = useCommand('audit:query', query);
+
+  const search = (e: FormEvent): void => {
+    e.preventDefault();
+    const q: Query = { limit: 500 };
+    if (draft.text.trim()) q.text = draft.text.trim();
+    if (draft.server.trim()) q.server = draft.server.trim();
+    if (draft.method.trim()) q.method = draft.method.trim();
+    if (session) q.session = session.id;
+    setQuery(q);
+  };
+
+  const open = (s: AuditSession): void => {
+    setSession(s);
+    const q: Query = { session: s.id, limit: 1000 };
+    if (draft.text.trim()) q.text = draft.text.trim();
+    if (draft.server.trim()) q.server = draft.server.trim();
+    if (draft.method.trim()) q.method = draft.method.trim();
+    setQuery(q);
+  };
+
+  return (
+    <div className="view view-audit">
+      <PageHeader title="Audit" subtitle="Every session, message and decision, from the local SQLite store." actions={<IconButton label="Reload sessions" icon={<RefreshCw size={14} />} variant="secondary" onClick={sessions.reload} />} />
+      <form className="audit-search" role="search" aria-label="Search the audit trail" onSubmit={search}>
+        <div className="search-box grow">
+          <Search size={14} aria-hidden="true" />
+          <input className="input input-bare" type="search" placeholder="Text in messages, tools, reasons" aria-label="Text" value={draft.text} onChange={(e) => setDraft({ ...draft, text: e.target.value })} />
+        </div>
+        <input className="input" placeholder="server" aria-label="Server" value={draft.server} onChange={(e) => setDraft({ ...draft, server: e.target.value })} />
+        <input className="input" placeholder="method, e.g. tools/*" aria-label="Method" value={draft.method} onChange={(e) => setDraft({ ...draft, method: e.target.value })} />
+        <Button type="submit" variant="primary">Search</Button>
+        {session ? (
+          <Button variant="ghost" onClick={() => { setSession(null); setQuery(null); }}>
+            All sessions
+          </Button>
+        ) : null}
+      </form>
+      <div className="view-body">
+        <SplitPane
+          id="audit"
+          initial={340}
+          min={240}
+          max={560}
+          label="Resize session list"
+          first={<SessionList state={sessions} selected={session?.id} onOpen={open} />}
+          second={
+            query === null ? (
+              <EmptyState icon={<History size={28} />} title="Open a session or search">
+                Pick a session on the left to read its messages and decisions, or search across all sessions.
+              </EmptyState>
+            ) : (
+              <QueryResult title={session ? `Session ${session.id}` : 'Search results'} loading={result.loading} error={result.error} data={result.data} />
+            )
+          }
+        />
+      </div>
+    </div>
+  );
+}
+
+function SessionList({ state, selected, onOpen }: { state: ReturnType<typeof useCommand<'audit:sessions'>>; selected?: string; onOpen: (s: AuditSession) => void }) {
+  if (state.error) return <Banner tone="danger" title="Could not read the audit store">{errorText(state.error)}</Banner>;
+  const list = state.data ?? [];
+  return (
+    <nav className="session-list scroll" aria-label="Audit sessions">
+      {state.loading && !state.data ? <p className="muted pad">Loading sessions…</p> : null}
+      {!state.loading && list.length === 0 ? <p className="muted pad">No sessions recorded yet.</p> : null}
+      <ul>
+        {list.map((s) => (
+          <li key={s.id}>
+            <button type="button" className={`session-item${s.id === selected ? ' is-active' : ''}`} aria-current={s.id === selected ? 'true' : undefined} onClick={() => onOpen(s)}>
+              <span className="session-line">
+                <b>{s.profile ?? s.kind}</b>
+                <Badge>{s.kind}</Badge>
+                <span className="spacer" />
+                <Timestamp ts={s.startedAt} />
+              </span>
+              <span className="session-line muted small">
+                {s.messages} msgs · {s.decisions} decisions · {s.stderrLines} stderr
+                <span className="spacer" />
+                {s.endedAt ? formatDuration(s.endedAt - s.startedAt) : <Badge tone="ok">live</Badge>}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function QueryResult({ title, loading, error, data }: { title: string; loading: boolean; error: unknown; data?: { messages: Row[]; decisions: Row[] } }) {
+  const [tab, setTab] = useState<'messages' | 'decisions'>('messages');
+  const [open, setOpen] = useState<number | null>(null);
+  const messages = useMemo(() => data?.messages ?? [], [data]);
+  const decisions = data?.decisions ?? [];
+  return (
+    <section className="audit-result scroll" aria-label={title}>
+      <div className="section-head">
+        <h2 className="section-title">{title}</h2>
+        <div className="segmented" role="radiogroup" aria-label="Show">
+          <button type="button" role="radio" aria-checked={tab === 'messages'} className={tab === 'messages' ? 'is-on' : ''} onClick={() => setTab('messages')}>
+            Messages ({messages.length})
+          </button>
+          <button type="button" role="radio" aria-checked={tab === 'decisions'} className={tab === 'decisions' ? 'is-on' : ''} onClick={() => setTab('decisions')}>
+            Decisions ({decisions.length})
+          </button>
+        </div>
+        {loading ? <span className="muted small">loading…</span> : null}
+      </div>
+      {error ? <Banner tone="danger" title="Query failed">{errorText(error)}</Banner> : null}
+      {tab === 'messages' ? (
+        messages.length === 0 && !loading ? (
+          <p className="muted pad">No messages match.</p>
+        ) : (
+          <table className="table table-interactive dense">
+            <thead>
+              <tr><th>Time</th><th>Direction</th><th>Server</th><th>Kind</th><th>Method</th><th>Id</th><th>Decision</th><th className="num">Bytes</th><th className="num">Latency</th></tr>
+            </thead>
+            <tbody>
+              {messages.map((m, i) => {
+                const ts = numOr(m.ts);
+                const isOpen = open === i;
+                return (
+                  <MessageRows key={str(m.seq) || i} m={m} ts={ts} isOpen={isOpen} onToggle={() => setOpen(isOpen ? null : i)} />
+                );
+              })}
+            </tbody>
+          </table>
+        )
+      ) : decisions.length === 0 && !loading ? (
+        <p className="muted pad">No decisions match.</p>
+      ) : (
+        <table className="table dense">
+          <thead>
+            <tr><th>Time</th><th>Tool</th><th>Server</th><th>Decision</th><th>Outcome</th><th>Answered by</th><th>Reason</th></tr>
+          </thead>
+          <tbody>
+            {decisions.map((d, i) => (
+              <tr key={str(d.seq) || i}>
+                <td>{numOr(d.ts) !== undefined ? <Timestamp ts={d.ts as number} /> : '—'}</td>
+                <td className="mono">{str(d.tool)}</td>
+                <td>{str(d.server)}</td>
+                <td><Badge tone={toneFor(str(d.decision))}>{str(d.decision)}</Badge></td>
+                <td>{str(d.outcome)}</td>
+                <td>{str(d.answeredBy) || '—'}</td>
+                <td className="cell-wrap">{str(d.reason)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function MessageRows({ m, ts, isOpen, onToggle }: { m: Row; ts?: number; isOpen: boolean; onToggle: () => void }) {
+  const kind = str(m.kind);
+  return (
+    <>
+      <tr className={`${isOpen ? 'is-selected' : ''}${kind === 'fault' || kind === 'error' ? ' row-error' : ''}`} onClick={onToggle} aria-expanded={isOpen}>
+        <td>
+          <button type="button" className="link-plain" onClick={(e) => { e.stopPropagation(); onToggle(); }} aria-label={`${isOpen ? 'Hide' : 'Show'} message ${str(m.seq)}`}>
+            {ts !== undefined ? <Timestamp ts={ts} /> : '—'}
+          </button>
+        </td>
+        <td className="muted">{DIRECTION[str(m.direction)] ?? str(m.direction)}</td>
+        <td>{str(m.server) || '—'}</td>
+        <td>{kind === 'fault' || kind === 'error' ? <Badge tone="danger">{kind}</Badge> : kind}</td>
+        <td className="mono">{str(m.method) || (m.tool ? str(m.tool) : '—')}</td>
+        <td className="mono">{str(m.id)}</td>
+        <td>{m.decision ? <Badge tone={toneFor(str(m.decision))}>{str(m.decision)}</Badge> : null}</td>
+        <td className="num mono">{numOr(m.bytes) !== undefined ? formatBytes(m.bytes as number) : ''}</td>
+        <td className="num mono">{numOr(m.latencyMs) !== undefined ? formatDuration(m.latencyMs as number) : ''}</td>
+      </tr>
+      {isOpen ? (
+        <tr className="row-detail">
+          <td colSpan={9}>
+            {m.fault ? <p className="error-text">{str(m.fault)}</p> : null}
+            <JsonView value={m.message} maxHeight={360} label="Message" />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,1 @@
+export { LogsView, type LogsViewProps, type LogsServer } from './logs-view';

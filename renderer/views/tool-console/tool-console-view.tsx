@@ -1,0 +1,269 @@
+// Tool console: call any advertised tool of the active launch through the gateway, as the
+// UI's own agent session (policy and approvals apply), with a form generated from the tool's
+// input schema, and see the result; the exchange links to its row in Traffic.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { ArrowRight, Braces, Play, Search, Wrench } from 'lucide-react';
+import { useHostApi } from '../../api/context';
+import { Badge, toneFor } from '../../components/badge';
+import { Banner } from '../../components/banner';
+import { Button } from '../../components/button';
+import { CopyButton } from '../../components/copy-button';
+import { EmptyState } from '../../components/empty-state';
+import { formatDuration } from '../../components/format-time';
+import { JsonView, stringify } from '../../components/json-view';
+import { PageHeader } from '../../components/page-header';
+import { SplitPane } from '../../components/split-pane';
+import { errorText } from '../../components/toasts';
+import { useCommand } from '../../components/use-command';
+import { useShortcuts } from '../../components/shortcuts';
+import { SchemaForm } from '../../lib/schema-form/schema-form';
+import { errorsByPath, fieldsFromSchema, initialValue, toArguments, toJson, valueFromJson, type FormValue } from '../../lib/schema-form/model';
+import { useAppState } from '../../state/app-context';
+import { navigate } from '../../state/nav-store';
+import { useStore } from '../../state/store';
+import type { CommandOutput } from '../../../common/host-api';
+import type { AdvertisedTool } from '../../state/types';
+import { AnnotationBadges } from '../approvals/approval-card';
+
+export function ToolConsoleView() {
+  const { launches } = useAppState();
+  const launch = useStore(launches, (s) => s.launches.find((l) => l.id === s.activeId));
+  const tools = useCommand('tools:list', launch ? { launchId: launch.id } : null);
+  const [query, setQuery] = useState('');
+  const [selected, setSelected] = useState<string | null>(null);
+
+  const list = tools.data ?? [];
+  const filtered = useMemo(() => {
+    const q = query.trim().toLowerCase();
+    return q ? list.filter((t) => `${t.name} ${t.canonical} ${t.title ?? ''} ${t.description ?? ''}`.toLowerCase().includes(q)) : list;
+  }, [list, query]);
+  const grouped = useMemo(() => {
+    const m = new Map<string, AdvertisedTool[]>();
+    for (const t of filtered) m.set(t.server, [...(m.get(t.server) ?? []), t]);
+    return [...m.entries()];
+  }, [filtered]);
+  // Until a person picks one, the first tool is shown: an empty panel teaches nothing.
+  const tool = list.find((t) => t.name === selected) ?? filtered[0] ?? null;
+
+  if (!launch) {
+    return (
+      <div className="view">
+        <PageHeader title="Tool console" />
+        <EmptyState icon={<Wrench size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
+          Launch a profile to call its tools from here, without an agent.
+        </EmptyState>
+      </div>
+    );
+  }
+
+  return (
+    <div className="view view-tools">
+      <PageHeader title="Tool console" subtitle={<>Calls go through the gateway of <b>{launch.profile}</b> as the console's own session: policy and approvals apply.</>} />
+      <div className="view-body">
+        <SplitPane
+          id="tool-console"
+          initial={300}
+          min={220}
+          max={520}
+          label="Resize tool list"
+          first={
+            <nav className="tool-list" aria-label="Tools">
+              <div className="search-box">
+                <Search size={14} aria-hidden="true" />
+                <input className="input input-bare" type="search" placeholder="Filter tools" aria-label="Filter tools" value={query} onChange={(e) => setQuery(e.target.value)} />
+              </div>
+              {tools.error ? <Banner tone="danger" title="Could not list tools">{errorText(tools.error)}</Banner> : null}
+              {tools.loading && !tools.data ? <p className="muted pad">Loading tools…</p> : null}
+              <div className="tool-groups scroll">
+                {grouped.map(([server, ts]) => (
+                  <div key={server} className="tool-group">
+                    <div className="tool-group-head">{server} <span className="muted">{ts.length}</span></div>
+                    <ul>
+                      {ts.map((t) => (
+                        <li key={t.name}>
+                          <button type="button" className={`tool-item${t.name === tool?.name ? ' is-active' : ''}`} aria-current={t.name === tool?.name ? 'true' : undefined} onClick={() => setSelected(t.name)}>
+                            <span className="tool-item-name mono">{t.name}</span>
+                            {t.status ? <span className={`dot dot-${toneFor(t.status)}`} title={t.status.replace(/_/g, ' ')} aria-label={t.status.replace(/_/g, ' ')} /> : null}
+                            {t.canonical !== t.name ? <span className="tool-item-canon mono">{t.canonical}</span> : null}
+                          </button>
+                        </li>
+                      ))}
+                    </ul>
+                  </div>
+                ))}
+                {!tools.loading && list.length > 0 && filtered.length === 0 ? <p className="muted pad">No tool matches “{query}”.</p> : null}
+              </div>
+            </nav>
+          }
+          second={tool ? <ToolPanel key={`${launch.id}:${tool.name}`} launchId={launch.id} tool={tool} /> : <EmptyState icon={<Wrench size={28} />} title="Pick a tool">{list.length ? `${list.length} tools advertised by this launch.` : 'This launch advertises no tools yet.'}</EmptyState>}
+        />
+      </div>
+    </div>
+  );
+}
+
+type CallOutput = CommandOutput<'tools:call'>;
+
+function ToolPanel({ launchId, tool }: { launchId: string; tool: AdvertisedTool }) {
+  const api = useHostApi();
+  const root = useMemo(() => fieldsFromSchema(tool.inputSchema), [tool.inputSchema]);
+  const [value, setValue] = useState<FormValue>(() => initialValue(root));
+  const [raw, setRaw] = useState<string | null>(null);
+  const [rawError, setRawError] = useState<string | null>(null);
+  const [showErrors, setShowErrors] = useState(false);
+  const [calling, setCalling] = useState(false);
+  const [result, setResult] = useState<{ out?: CallOutput; error?: string; ms: number; args: unknown } | null>(null);
+
+  useEffect(() => {
+    setValue(initialValue(root));
+  }, [root]);
+
+  const { args, errors } = useMemo(() => toArguments(root, value), [root, value]);
+  const errorMap = useMemo(() => (showErrors ? errorsByPath(errors) : new Map<string, string>()), [errors, showErrors]);
+
+  const toggleRaw = (): void => {
+    if (raw === null) {
+      setRaw(JSON.stringify(toJson(root, value).value ?? {}, null, 2));
+      setRawError(null);
+      return;
+    }
+    try {
+      const parsed: unknown = raw.trim() ? JSON.parse(raw) : {};
+      setValue(valueFromJson(root, parsed));
+      setRaw(null);
+      setRawError(null);
+    } catch (e) {
+      setRawError(`Expected JSON: ${errorText(e)}`);
+    }
+  };
+
+  const call = async (): Promise<void> => {
+    let callArgs: Record<string, unknown>;
+    if (raw !== null) {
+      try {
+        const parsed: unknown = raw.trim() ? JSON.parse(raw) : {};
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('expected a JSON object of arguments');
+        callArgs = parsed as Record<string, unknown>;
+        setRawError(null);
+      } catch (e) {
+        setRawError(`Expected JSON: ${errorText(e)}`);
+        return;
+      }
+    } else {
+      setShowErrors(true);
+      if (errors.length) return;
+      callArgs = args;
+    }
+    setCalling(true);
+    const t0 = performance.now();
+    try {
+      const out = await api.call('tools:call', { launchId, name: tool.name, arguments: callArgs });
+      setResult({ out, ms: performance.now() - t0, args: callArgs });
+    } catch (e) {
+      setResult({ error: errorText(e), ms: performance.now() - t0, args: callArgs });
+    } finally {
+      setCalling(false);
+    }
+  };
+
+  useShortcuts({ 'mod+enter': () => void call() });
+
+  return (
+    <section className="tool-panel scroll" aria-label={`Call ${tool.name}`}>
+      <header className="tool-panel-head">
+        <div>
+          <h2 className="tool-title mono">{tool.name}</h2>
+          <div className="tool-sub">
+            {tool.title ? <><span>{tool.title}</span><span className="sep">·</span></> : null}
+            <span className="muted">canonical</span> <code className="mono">{tool.canonical}</code>
+            <span className="muted">· server</span> <b>{tool.server}</b>
+          </div>
+        </div>
+        <span className="spacer" />
+        {tool.status ? <Badge tone={toneFor(tool.status)} title="What the policy says before arguments are known">{tool.status.replace(/_/g, ' ')}</Badge> : null}
+      </header>
+      <AnnotationBadges annotations={tool.annotations} />
+      {tool.description ? <p className="tool-desc prewrap">{tool.description}</p> : null}
+
+      <form
+        className="tool-form"
+        aria-label={`Arguments of ${tool.name}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          void call();
+        }}
+      >
+        <div className="form-toolbar">
+          <span className="section-label">Arguments</span>
+          <span className="spacer" />
+          <Button size="sm" variant="ghost" icon={<Braces size={13} />} onClick={toggleRaw} aria-pressed={raw !== null}>
+            {raw === null ? 'Edit as JSON' : 'Back to form'}
+          </Button>
+        </div>
+        {raw !== null ? (
+          <>
+            <textarea className="input mono raw-json" aria-label="Arguments as JSON" value={raw} onChange={(e) => setRaw(e.target.value)} rows={12} spellCheck={false} aria-invalid={rawError ? true : undefined} />
+            {rawError ? <p className="sf-error">{rawError}</p> : null}
+          </>
+        ) : (
+          <SchemaForm field={root} value={value} onChange={setValue} errors={errorMap} />
+        )}
+        <div className="form-actions">
+          <Button type="submit" variant="primary" icon={<Play size={13} />} busy={calling} shortcut="Ctrl+↵">
+            Call
+          </Button>
+          {showErrors && errors.length && raw === null ? <span className="sf-error" role="alert">{errors.length} field{errors.length === 1 ? '' : 's'} to fix</span> : null}
+          {calling ? <span className="muted">Waiting for the gateway (an approval may be pending in the tray)…</span> : null}
+        </div>
+      </form>
+
+      {result ? <CallResult result={result} /> : null}
+    </section>
+  );
+}
+
+function CallResult({ result }: { result: { out?: CallOutput; error?: string; ms: number; args: unknown } }) {
+  const ref = useRef<HTMLElement>(null);
+  // The form can be long: bring each new result into view.
+  useEffect(() => ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' }), [result]);
+  const r = result.out?.result;
+  const failed = Boolean(result.error || result.out?.error || r?.isError);
+  const exchange = result.out?.exchange;
+  const content = (r?.content ?? []) as Array<Record<string, unknown>>;
+  return (
+    <section ref={ref} className={`call-result${failed ? ' is-error' : ''}`} aria-label="Result" aria-live="polite">
+      <div className="section-head">
+        <h3 className="section-title">Result</h3>
+        <Badge tone={failed ? 'danger' : 'ok'}>{failed ? (r?.isError ? 'isError' : 'error') : 'ok'}</Badge>
+        <span className="muted small">{formatDuration(result.ms)}</span>
+        <span className="spacer" />
+        {exchange ? (
+          <Button size="sm" variant="ghost" icon={<ArrowRight size={13} />} onClick={() => navigate('traffic', { exchange })} title="Show this exchange in Traffic">
+            exchange <span className="mono">{exchange}</span>
+          </Button>
+        ) : null}
+        {r ? <CopyButton text={stringify(r)} label="Copy result" /> : null}
+      </div>
+      {result.error || result.out?.error ? <pre className="code-block error-text">{result.error ?? result.out?.error}</pre> : null}
+      {r?.structuredContent ? (
+        <div className="detail-block">
+          <div className="section-label">structuredContent</div>
+          <JsonView value={r.structuredContent} maxHeight={420} label="Structured content" />
+        </div>
+      ) : null}
+      {content.map((c, i) => (
+        <div className="detail-block" key={i}>
+          <div className="section-label">content[{i}] · {String(c.type ?? 'unknown')}</div>
+          {c.type === 'text' ? (
+            <pre className={`code-block prewrap${r?.isError ? ' error-text' : ''}`}>{String(c.text ?? '')}</pre>
+          ) : c.type === 'image' || c.type === 'audio' ? (
+            <p className="muted">{String(c.type)} · {String(c.mimeType ?? 'unknown type')} · {typeof c.data === 'string' ? `${Math.round((c.data.length * 3) / 4 / 1024)} KB` : ''}</p>
+          ) : (
+            <JsonView value={c} maxHeight={300} />
+          )}
+        </div>
+      ))}
+      {r && !r.structuredContent && content.length === 0 ? <p className="muted">The tool returned no content.</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,175 @@
+// The detail pane: the selected message and its pair side by side, the hops of its exchange,
+// copy/export, and replay of a tools/call with a diff of the two results.
+import { useState } from 'react';
+import { formatBytes, formatTime } from '../../components/format-time';
+import { lineDiff, toJsonl, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
+import { copyText, downloadText } from './download';
+import { JsonTree } from './json-tree';
+import { formatLatency } from './traffic-row';
+
+export interface ReplayState {
+  at: number;
+  busy: boolean;
+  result?: unknown;
+  error?: string;
+  exchange?: string;
+}
+
+export interface DetailPaneProps {
+  row: TrafficRow;
+  store: TrafficStore;
+  query: string;
+  replays: readonly ReplayState[];
+  onReplay?: (row: TrafficRow) => void;
+  onSelect: (row: TrafficRow) => void;
+  onClose: () => void;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function canReplay(row: TrafficRow): boolean {
+  return row.ev.kind === 'request' && row.ev.method === 'tools/call' && isObj(row.ev.message) && isObj(row.ev.message.params);
+}
+
+export function DetailPane({ row, store, query, replays, onReplay, onSelect, onClose }: DetailPaneProps) {
+  const { ev } = row;
+  const isResponse = ev.kind === 'response' || ev.kind === 'error';
+  const request = isResponse ? row.pair : row;
+  const response = isResponse ? row : row.pair;
+  const hops = store.exchangeRows(row);
+  const replayOf = row.replayOf !== undefined ? store.get(row.replayOf) : undefined;
+  const title = `${ev.method ?? (ev.kind === 'fault' ? 'protocol fault' : 'response')}${ev.id !== undefined ? ` #${String(ev.id)}` : ''}`;
+  return (
+    <section className="traffic-detail" aria-label={`Details of ${title}`}>
+      <header className="traffic-detail-head">
+        <h2 className="traffic-detail-title">{title}</h2>
+        <span className="traffic-detail-meta">
+          {row.status ? <span className={`traffic-status traffic-status-${row.status}`}>{row.status}</span> : null}
+          {row.decision ? <span className={`traffic-badge traffic-decision-${row.decision.toLowerCase()}`}>{row.decision}</span> : null}
+          {row.latencyMs !== undefined ? <span>{formatLatency(row.latencyMs)}</span> : null}
+          {row.tool ? <code>{row.tool}</code> : null}
+          {ev.fault ? <span className="traffic-fault-text">{ev.fault}</span> : null}
+        </span>
+        <span className="traffic-detail-actions">
+          <button type="button" className="traffic-btn" onClick={() => downloadText(toJsonl(hops), `exchange-${ev.exchange ?? ev.seq}.jsonl`)}>
+            Export exchange
+          </button>
+          {canReplay(request ?? row) && onReplay ? (
+            <button type="button" className="traffic-btn traffic-btn-primary" onClick={() => onReplay(request ?? row)} title="Re-send this tools/call through the gateway (same launch, tool and arguments)">
+              Replay
+            </button>
+          ) : null}
+          <button type="button" className="traffic-btn" aria-label="Close details" onClick={onClose}>
+            ✕
+          </button>
+        </span>
+      </header>
+      {hops.length > 1 ? (
+        <ol className="traffic-hops" aria-label="Messages of this exchange">
+          {hops.map((h) => (
+            <li key={h.seq}>
+              <button type="button" className={`traffic-hop${h === row ? ' is-current' : ''}`} aria-current={h === row} onClick={() => onSelect(h)}>
+                <span className="traffic-hop-time">{formatTime(h.ev.ts)}</span>
+                <span className={`traffic-dir-${h.ev.direction}`}>{h.ev.direction.replace(/_/g, ' ')}</span>
+                <span>{h.ev.method ?? h.ev.kind}</span>
+                {h.ev.id !== undefined ? <span>#{String(h.ev.id)}</span> : null}
+                {h.ev.server ? <span>{h.ev.server}</span> : null}
+                {h.latencyMs !== undefined && !h.merged ? <span>{formatLatency(h.latencyMs)}</span> : null}
+              </button>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+      {replayOf ? (
+        <p className="traffic-note">
+          Replay of{' '}
+          <button type="button" className="traffic-link" onClick={() => onSelect(replayOf)}>
+            {replayOf.ev.method} #{String(replayOf.ev.id)} at {formatTime(replayOf.ev.ts)}
+          </button>
+        </p>
+      ) : null}
+      <div className="traffic-detail-body">
+        <MessageColumn label={isResponse && !request ? 'Response (unmatched)' : ev.kind === 'notification' ? 'Notification' : ev.kind === 'fault' ? 'Fault (raw)' : 'Request'} row={request ?? row} query={query} />
+        {ev.kind === 'request' || (isResponse && request) ? (
+          response ? <MessageColumn label={response.ev.kind === 'error' ? 'Error response' : 'Response'} row={response} query={query} /> : <div className="traffic-col traffic-col-empty">No response {row.status === 'aborted' ? '(aborted)' : 'yet'}</div>
+        ) : null}
+      </div>
+      {replays.length > 0 ? <Replays original={request ?? row} replays={replays} store={store} onSelect={onSelect} /> : null}
+    </section>
+  );
+}
+
+function MessageColumn({ label, row, query }: { label: string; row: TrafficRow; query: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="traffic-col">
+      <div className="traffic-col-head">
+        <h3>{label}</h3>
+        <span className="traffic-col-meta">
+          {formatTime(row.ev.ts)} · {formatBytes(row.ev.bytes)}
+        </span>
+        <button
+          type="button"
+          className="traffic-btn traffic-btn-quiet"
+          aria-label={`Copy ${label.toLowerCase()} JSON`}
+          onClick={() => void copyText(JSON.stringify(row.ev.message, null, 2)).then(setCopied)}
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <JsonTree value={row.ev.message} query={query} label={`${label} JSON`} />
+    </div>
+  );
+}
+
+function Replays({ original, replays, store, onSelect }: { original: TrafficRow; replays: readonly ReplayState[]; store: TrafficStore; onSelect: (r: TrafficRow) => void }) {
+  const msg = isObj(original.pair?.ev.message) ? original.pair.ev.message : undefined;
+  const before = pretty(msg ? (msg.result ?? { error: msg.error }) : undefined);
+  return (
+    <div className="traffic-replays">
+      {replays.map((r, i) => {
+        const linked = r.exchange ? store.exchangeRoot(original.ev.session, r.exchange) : undefined;
+        const after = pretty(r.error !== undefined ? { error: r.error } : r.result);
+        const diff = r.busy ? [] : lineDiff(before, after);
+        const same = diff.every((d) => d.op === ' ');
+        return (
+          <section key={r.at} className="traffic-replay" aria-label={`Replay ${i + 1}`}>
+            <h3>
+              Replay {i + 1} · {formatTime(r.at)}
+              {linked ? (
+                <button type="button" className="traffic-link" onClick={() => onSelect(linked)}>
+                  show in timeline
+                </button>
+              ) : r.exchange ? (
+                <code>{r.exchange}</code>
+              ) : null}
+            </h3>
+            {r.busy ? (
+              <p className="traffic-note">Waiting for the result (approval may be asked)…</p>
+            ) : same ? (
+              <p className="traffic-note">Same result as the original.</p>
+            ) : (
+              <pre className="traffic-diff" aria-label="Difference between the original result and the replay's">
+                {diff.map((d, k) => (
+                  <div key={k} className={d.op === '+' ? 'is-add' : d.op === '-' ? 'is-del' : ''}>
+                    {d.op} {d.text}
+                  </div>
+                ))}
+              </pre>
+            )}
+          </section>
+        );
+      })}
+    </div>
+  );
+}
+
+function pretty(v: unknown): string {
+  if (v === undefined) return '(no result)';
+  try {
+    return JSON.stringify(v, null, 2);
+  } catch {
+    return String(v);
+  }
+}

@@ -1,0 +1,185 @@
+// The filter bar: everything the timeline can be narrowed by, in one row of controls.
+import { useEffect, useId, useState } from 'react';
+import type { Direction, StatusFilter, TrafficFilter } from '../../lib/traffic-store';
+
+const STATUS_TOGGLES: [StatusFilter, string][] = [
+  ['error', 'Errors'],
+  ['denied', 'Denials'],
+  ['pending', 'Pending'],
+  ['aborted', 'Aborted'],
+  ['unmatched', 'Unmatched'],
+  ['fault', 'Faults'],
+];
+
+const DIRECTIONS: [string, string, Direction[]][] = [
+  ['', 'All directions', []],
+  ['agent', 'Agent side (A↔G)', ['agent_to_gateway', 'gateway_to_agent']],
+  ['server', 'Server side (G↔S)', ['gateway_to_server', 'server_to_gateway']],
+  ['agent_to_gateway', 'A→G agent to gateway', ['agent_to_gateway']],
+  ['gateway_to_agent', 'G→A gateway to agent', ['gateway_to_agent']],
+  ['gateway_to_server', 'G→S gateway to server', ['gateway_to_server']],
+  ['server_to_gateway', 'S→G server to gateway', ['server_to_gateway']],
+];
+
+const QUICK_HIDE = ['notifications/message', 'notifications/progress', 'ping'];
+
+export interface FilterBarProps {
+  filter: TrafficFilter;
+  onChange: (next: TrafficFilter) => void;
+  methods: string[];
+  servers: string[];
+  launches: { id: string; label: string }[];
+}
+
+export function FilterBar({ filter, onChange, methods, servers, launches }: FilterBarProps) {
+  const listId = useId();
+  const [text, setText] = useState(filter.text ?? '');
+  const [method, setMethod] = useState('');
+
+  // Typing is debounced: one filter pass over the held rows per pause, not per keystroke.
+  useEffect(() => {
+    if ((filter.text ?? '') === text) return;
+    const t = setTimeout(() => onChange({ ...filter, text }), 150);
+    return () => clearTimeout(t);
+  }, [text, filter, onChange]);
+
+  const include = filter.includeMethods ?? [];
+  const exclude = filter.excludeMethods ?? [];
+  const statuses = filter.statuses ?? [];
+  const dirValue = DIRECTIONS.find(([, , d]) => sameSet(d, filter.directions ?? []))?.[0] ?? '';
+
+  const addMethod = (kind: 'include' | 'exclude') => {
+    const m = method.trim();
+    if (!m) return;
+    if (kind === 'include') onChange({ ...filter, includeMethods: uniq([...include, m]), excludeMethods: exclude.filter((x) => x !== m) });
+    else onChange({ ...filter, excludeMethods: uniq([...exclude, m]), includeMethods: include.filter((x) => x !== m) });
+    setMethod('');
+  };
+  const active = include.length + exclude.length + statuses.length + (filter.servers?.length ?? 0) + (filter.directions?.length ?? 0) + (filter.sessions?.length ?? 0) > 0 || !!filter.text;
+
+  return (
+    <div className="traffic-filters" role="search" aria-label="Traffic filters">
+      <input
+        className="traffic-input traffic-search"
+        type="search"
+        placeholder="Search method, summary, JSON…"
+        aria-label="Search traffic"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') setText('');
+        }}
+      />
+      <span className="traffic-method-add">
+        <input
+          className="traffic-input"
+          list={listId}
+          placeholder="method, or prefix/*"
+          aria-label="Method to include or exclude"
+          value={method}
+          onChange={(e) => setMethod(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') addMethod(e.shiftKey ? 'include' : 'exclude');
+          }}
+        />
+        <datalist id={listId}>
+          {methods.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+        <button type="button" className="traffic-btn" onClick={() => addMethod('include')} aria-label="Show only this method">
+          Only
+        </button>
+        <button type="button" className="traffic-btn" onClick={() => addMethod('exclude')} aria-label="Hide this method">
+          Hide
+        </button>
+      </span>
+      {QUICK_HIDE.filter((m) => !exclude.includes(m)).slice(0, 1).map((m) => (
+        <button key={m} type="button" className="traffic-btn traffic-btn-quiet" onClick={() => onChange({ ...filter, excludeMethods: uniq([...exclude, m]) })}>
+          Hide {m.replace('notifications/', '')}
+        </button>
+      ))}
+      <select className="traffic-input" aria-label="Server" value={filter.servers?.[0] ?? ''} onChange={(e) => onChange({ ...filter, servers: e.target.value ? [e.target.value] : [] })}>
+        <option value="">All servers</option>
+        {servers.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
+      </select>
+      <select className="traffic-input" aria-label="Direction" value={dirValue} onChange={(e) => onChange({ ...filter, directions: DIRECTIONS.find(([v]) => v === e.target.value)?.[2] ?? [] })}>
+        {DIRECTIONS.map(([v, label]) => (
+          <option key={v} value={v}>
+            {label}
+          </option>
+        ))}
+      </select>
+      {launches.length > 1 ? (
+        <select className="traffic-input" aria-label="Launch" value={filter.sessions?.[0] ?? ''} onChange={(e) => onChange({ ...filter, sessions: e.target.value ? [e.target.value] : [] })}>
+          <option value="">All launches</option>
+          {launches.map((l) => (
+            <option key={l.id} value={l.id}>
+              {l.label}
+            </option>
+          ))}
+        </select>
+      ) : null}
+      <span className="traffic-toggles" role="group" aria-label="Status">
+        {STATUS_TOGGLES.map(([s, label]) => {
+          const on = statuses.includes(s);
+          return (
+            <button
+              key={s}
+              type="button"
+              className={`traffic-toggle traffic-toggle-${s}${on ? ' is-on' : ''}`}
+              aria-pressed={on}
+              onClick={() => onChange({ ...filter, statuses: on ? statuses.filter((x) => x !== s) : [...statuses, s] })}
+            >
+              {label}
+            </button>
+          );
+        })}
+      </span>
+      {include.length + exclude.length > 0 ? (
+        <span className="traffic-chips" role="list" aria-label="Method filters">
+          {include.map((m) => (
+            <span key={`i${m}`} role="listitem" className="traffic-chip is-include">
+              only {m}
+              <button type="button" aria-label={`Remove filter: only ${m}`} onClick={() => onChange({ ...filter, includeMethods: include.filter((x) => x !== m) })}>
+                ×
+              </button>
+            </span>
+          ))}
+          {exclude.map((m) => (
+            <span key={`e${m}`} role="listitem" className="traffic-chip is-exclude">
+              hide {m}
+              <button type="button" aria-label={`Remove filter: hide ${m}`} onClick={() => onChange({ ...filter, excludeMethods: exclude.filter((x) => x !== m) })}>
+                ×
+              </button>
+            </span>
+          ))}
+        </span>
+      ) : null}
+      {active ? (
+        <button
+          type="button"
+          className="traffic-btn traffic-btn-quiet"
+          onClick={() => {
+            setText('');
+            onChange({});
+          }}
+        >
+          Clear filters
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function uniq<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}
+
+function sameSet<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}

@@ -1,0 +1,1 @@
+export { TrafficView, type TrafficViewProps, type LaunchSummary } from './traffic-view';

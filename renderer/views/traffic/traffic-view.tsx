@@ -1,0 +1,283 @@
+// Traffic (issue 5): one merged, live timeline of every JSON-RPC message across agent sessions
+// and servers: dense, paired, causal, persistent. Rows live in the TrafficStore; this view reads
+// it once per animation frame (useFrameVersion) and renders only the visible rows.
+import { useCallback, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import type { EventPayload } from '../../../common/host-api';
+import { useHostApi } from '../../api/context';
+import { toJsonl, type TrafficFilter, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
+import { VirtualList, useFrameVersion } from '../../lib/virtual-list';
+import { DetailPane, type ReplayState } from './detail-pane';
+import { downloadText } from './download';
+import { FilterBar } from './filter-bar';
+import { COLUMNS, ROW_HEIGHT, TrafficHeader, TrafficRowCells } from './traffic-row';
+import './traffic.css';
+
+export type LaunchSummary = EventPayload<'launch:changed'>['launch'];
+
+export interface TrafficViewProps {
+  /** The one TrafficStore, created at bootstrap and fed by the shell (snapshot + `traffic:batch`). */
+  store: TrafficStore;
+  /** Running launches (for the launch filter and server names); optional. */
+  launches?: readonly LaunchSummary[];
+}
+
+const CAPACITIES = [10_000, 25_000, 50_000, 100_000, 250_000];
+const HISTORY_PAGE = 2000;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function TrafficView({ store, launches = [] }: TrafficViewProps) {
+  const api = useHostApi();
+  const version = useFrameVersion(store);
+  const [filter, setFilterState] = useState<TrafficFilter>(() => store.getFilter());
+  const [selected, setSelected] = useState<number | undefined>();
+  const [paneOpen, setPaneOpen] = useState(false);
+  const [paneWidth, setPaneWidth] = useState(520);
+  const [paused, setPaused] = useState(false);
+  const [atBottom, setAtBottom] = useState(true);
+  const [markAt, setMarkAt] = useState(store.tailAppends);
+  const [history, setHistory] = useState<'idle' | 'loading' | 'done' | 'error'>('idle');
+  const replays = useRef(new Map<number, ReplayState[]>());
+  const [, setReplayTick] = useState(0);
+
+  const setFilter = useCallback(
+    (next: TrafficFilter) => {
+      setFilterState(next);
+      store.setFilter(next);
+    },
+    [store],
+  );
+
+  const follow = atBottom && !paused;
+  const count = store.size();
+  const row = selected !== undefined ? store.get(selected) : undefined;
+  const activeIndex = row ? store.indexOf(row) : -1;
+  const newCount = follow ? 0 : Math.max(0, store.tailAppends - markAt);
+  const stats = store.stats();
+  const query = store.query();
+  // Re-read per frame: new methods and servers appear as traffic arrives.
+  const facets = useMemo(() => store.facets(), [store, version]);
+  const servers = useMemo(() => [...new Set([...facets.servers, ...launches.flatMap((l) => l.servers.map((s) => s.id))])].sort(), [facets, launches]);
+
+  const select = (r: TrafficRow | undefined) => {
+    const target = r?.merged && r.pair ? r.pair : r;
+    setSelected(target?.seq);
+    if (target && target.root !== target && !target._shown) store.setExpanded(target.root, true);
+  };
+
+  const onAtBottomChange = (b: boolean) => {
+    setAtBottom(b);
+    if (!b) setMarkAt(store.tailAppends);
+  };
+  const jumpToEnd = () => {
+    setPaused(false);
+    setAtBottom(true);
+    setMarkAt(store.tailAppends);
+  };
+  const togglePause = () => {
+    if (paused) jumpToEnd();
+    else {
+      setPaused(true);
+      setMarkAt(store.tailAppends);
+    }
+  };
+
+  const loadOlder = async () => {
+    if (history === 'loading') return;
+    setHistory('loading');
+    try {
+      const before = store.oldestSeq();
+      const older = await api.call('traffic:history', {
+        ...(before !== undefined ? { beforeSeq: before } : {}),
+        ...(filter.sessions?.length === 1 ? { session: filter.sessions[0] } : {}),
+        limit: HISTORY_PAGE,
+      });
+      const added = store.prependHistory([...older].sort((a, b) => a.seq - b.seq));
+      setHistory(added === 0 ? 'done' : 'idle');
+    } catch {
+      setHistory('error');
+    }
+  };
+
+  const replay = (original: TrafficRow) => {
+    const params = isObj(original.ev.message) && isObj(original.ev.message.params) ? original.ev.message.params : {};
+    const name = original.tool ?? (typeof params.name === 'string' ? params.name : '');
+    const args = isObj(params.arguments) ? params.arguments : {};
+    const list = replays.current.get(original.seq) ?? [];
+    const entry: ReplayState = { at: Date.now(), busy: true };
+    replays.current.set(original.seq, [...list, entry]);
+    setReplayTick((t) => t + 1);
+    const finish = (patch: Partial<ReplayState>) => {
+      replays.current.set(
+        original.seq,
+        (replays.current.get(original.seq) ?? []).map((r) => (r === entry ? { ...r, ...patch, busy: false } : r)),
+      );
+      setReplayTick((t) => t + 1);
+    };
+    api
+      .call('tools:call', { launchId: original.ev.session, name, arguments: args })
+      .then((out) => {
+        if (out.exchange) store.linkReplay(original, original.ev.session, out.exchange);
+        finish({ result: out.result, error: out.error, exchange: out.exchange });
+      })
+      .catch((err: unknown) => finish({ error: err instanceof Error ? err.message : String(err) }));
+  };
+
+  const onRowKeyDown = (e: KeyboardEvent<HTMLDivElement>, index: number) => {
+    const r = store.at(index);
+    if (!r) return;
+    if (e.key === 'ArrowRight' && r.root === r && r.children?.length) {
+      store.setExpanded(r, true);
+      e.preventDefault();
+    } else if (e.key === 'ArrowLeft') {
+      if (r.root !== r) select(r.root);
+      else store.setExpanded(r, false);
+      e.preventDefault();
+    } else if (e.key === 'p' || e.key === ' ') {
+      store.togglePin(r);
+      e.preventDefault();
+    } else if (e.key === 'Escape') setPaneOpen(false);
+  };
+
+  const startResize = (e: ReactPointerEvent<HTMLDivElement>) => {
+    const startX = e.clientX;
+    const startW = paneWidth;
+    const el = e.currentTarget;
+    el.setPointerCapture(e.pointerId);
+    const move = (ev: PointerEvent) => setPaneWidth(clampPane(startW + (startX - ev.clientX)));
+    const up = () => {
+      el.removeEventListener('pointermove', move);
+      el.removeEventListener('pointerup', up);
+    };
+    el.addEventListener('pointermove', move);
+    el.addEventListener('pointerup', up);
+  };
+
+  const pinned = store.pinnedRows().length;
+  const launchOptions = launches.map((l) => ({ id: l.id, label: `${l.profile} · ${l.id.slice(0, 6)}` }));
+
+  return (
+    <section className="traffic-view" aria-label="Traffic view">
+      <FilterBar filter={filter} onChange={setFilter} methods={facets.methods} servers={servers} launches={launchOptions} />
+      <div className="traffic-main">
+        <div className="traffic-list-wrap">
+          <VirtualList
+            ariaLabel="Traffic"
+            idPrefix="traffic"
+            className="traffic-list"
+            count={count}
+            rowHeight={ROW_HEIGHT}
+            colCount={COLUMNS.length}
+            header={<TrafficHeader />}
+            version={version}
+            headRemovals={store.headRemovals}
+            follow={follow}
+            activeIndex={activeIndex}
+            onActiveIndexChange={(i) => select(store.at(i))}
+            onActivate={(i) => {
+              select(store.at(i));
+              setPaneOpen(true);
+            }}
+            onRowKeyDown={onRowKeyDown}
+            onAtBottomChange={onAtBottomChange}
+            onReachTop={() => {
+              if (history === 'idle' && count > 0) void loadOlder();
+            }}
+            rowClassName={(i) => {
+              const r = store.at(i);
+              if (!r) return undefined;
+              return [
+                r.status === 'fault' ? 'traffic-row-fault' : '',
+                r.status === 'error' || r.decision === 'DENY' ? 'traffic-row-error' : '',
+                r.status === 'unmatched' ? 'traffic-row-unmatched' : '',
+                r.depth > 0 ? 'traffic-row-child' : '',
+                store.isPinned(r) ? 'traffic-row-pinned' : '',
+              ]
+                .filter(Boolean)
+                .join(' ');
+            }}
+            renderRow={(i) => {
+              const r = store.at(i);
+              return r ? <TrafficRowCells row={r} store={store} query={query} onToggle={(x) => store.setExpanded(x, !store.isExpanded(x))} onPin={(x) => store.togglePin(x)} /> : null;
+            }}
+          />
+          {count === 0 ? (
+            <p className="traffic-empty" role="status">
+              {stats.held === 0 ? 'No traffic yet. Launch a profile and connect an agent, or call a tool from the tool console.' : `No message matches the filters (${stats.held.toLocaleString()} held).`}
+            </p>
+          ) : null}
+          {newCount > 0 ? (
+            <button type="button" className="traffic-new" onClick={jumpToEnd}>
+              {newCount.toLocaleString()} new ↓
+            </button>
+          ) : null}
+        </div>
+        {paneOpen && row ? (
+          <>
+            <div
+              className="traffic-resizer"
+              role="separator"
+              aria-orientation="vertical"
+              aria-label="Resize details"
+              aria-valuenow={paneWidth}
+              aria-valuemin={280}
+              aria-valuemax={1400}
+              tabIndex={0}
+              onPointerDown={startResize}
+              onKeyDown={(e) => {
+                if (e.key === 'ArrowLeft') setPaneWidth((w) => clampPane(w + 32));
+                if (e.key === 'ArrowRight') setPaneWidth((w) => clampPane(w - 32));
+              }}
+            />
+            <div className="traffic-detail-wrap" style={{ width: paneWidth }}>
+              <DetailPane row={row} store={store} query={query} replays={replays.current.get((row.merged && row.pair ? row.pair : row).seq) ?? []} onReplay={replay} onSelect={(r) => select(r)} onClose={() => setPaneOpen(false)} />
+            </div>
+          </>
+        ) : null}
+      </div>
+      <footer className="traffic-status-bar" aria-label="Traffic status">
+        <button type="button" className={`traffic-btn${paused ? ' traffic-btn-primary' : ''}`} aria-pressed={paused} onClick={togglePause} title="Paused: traffic keeps arriving, the view stays where it is">
+          {paused ? '▶ Resume' : '❚❚ Pause'}
+        </button>
+        <span className="traffic-follow" role="status">
+          {follow ? 'Following' : paused ? 'Paused' : 'Scrolled'}
+        </span>
+        <button type="button" className="traffic-btn" aria-pressed={store.expandedAll()} onClick={() => store.setExpandAll(!store.expandedAll())}>
+          {store.expandedAll() ? 'Collapse all' : 'Expand all'}
+        </button>
+        <button type="button" className="traffic-btn" onClick={() => void loadOlder()} disabled={history === 'loading' || history === 'done'}>
+          {history === 'loading' ? 'Loading…' : history === 'done' ? 'No older history' : history === 'error' ? 'Load older (failed, retry)' : 'Load older'}
+        </button>
+        <button type="button" className="traffic-btn" onClick={() => downloadText(toJsonl(store.filteredRows()), `traffic-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`)} disabled={count === 0}>
+          Export filtered
+        </button>
+        {paneOpen || !row ? null : (
+          <button type="button" className="traffic-btn" onClick={() => setPaneOpen(true)}>
+            Details
+          </button>
+        )}
+        <span className="traffic-spacer" />
+        <span className="traffic-limits" title={`${stats.evicted.toLocaleString()} evicted from this window's buffer`}>
+          {count.toLocaleString()} shown · last {stats.held.toLocaleString()} of {stats.total.toLocaleString()}
+          {stats.dropped > 0 ? <span className="traffic-dropped">, {stats.dropped.toLocaleString()} dropped</span> : ', 0 dropped'}
+          {pinned > 0 ? ` · ${pinned} pinned` : ''}
+        </span>
+        <label className="traffic-capacity">
+          Buffer
+          <select className="traffic-input" value={stats.capacity} onChange={(e) => store.setCapacity(Number(e.target.value))} aria-label="Buffer size (events held in memory)">
+            {[...new Set([...CAPACITIES, stats.capacity])].sort((a, b) => a - b).map((c) => (
+              <option key={c} value={c}>
+                {c.toLocaleString()}
+              </option>
+            ))}
+          </select>
+        </label>
+      </footer>
+    </section>
+  );
+}
+
+function clampPane(w: number): number {
+  return Math.max(280, Math.min(1400, w));
+}
