@@ -204,6 +204,32 @@ export const ClientConfigSchema = z.object({
   notes: z.array(z.string()),
 });
 
+export const AgentPresetSchema = z.enum(['claude-code', 'codex', 'gemini', 'shell', 'custom']);
+
+export const TerminalSummarySchema = z.object({
+  id: z.string(),
+  launchId: z.string(),
+  title: z.string(),
+  preset: z.string(),
+  command: z.string(),
+  cwd: z.string(),
+  pid: z.number().optional(),
+  cols: z.number(),
+  rows: z.number(),
+  startedAt: z.number(),
+  exit: z.object({ code: z.number().nullable(), signal: z.number().nullable(), at: z.number() }).optional(),
+});
+
+export const PresetAvailabilitySchema = z.object({
+  preset: AgentPresetSchema,
+  label: z.string(),
+  available: z.boolean(),
+  reason: z.string().optional(),
+  install: z.string().optional(),
+  /** The profile's own agent (what Launch starts). */
+  isProfileAgent: z.boolean(),
+});
+
 export const BufferStatsSchema = z.object({ held: z.number(), total: z.number(), dropped: z.number(), evicted: z.number().optional() });
 
 // ---- commands --------------------------------------------------------------------------------
@@ -227,6 +253,7 @@ export const commands = {
       stderr: z.array(StderrLineSchema),
       stderrStats: BufferStatsSchema,
       approvals: z.array(PendingApprovalSchema),
+      terminals: z.array(TerminalSummarySchema).optional(),
     }),
   },
   'profiles:list': { input: Empty, output: z.array(ProfileSummarySchema) },
@@ -285,6 +312,31 @@ export const commands = {
   'connect:configs': { input: LaunchRef, output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
   /** Reveal the gateway token for copying (never sent with any event, only on this explicit ask). */
   'connect:token': { input: LaunchRef, output: z.object({ token: z.string() }) },
+  /** Terminals (issue 6): agents and shells in a pty, wired to the launch's gateway. */
+  'terminals:list': { input: z.object({ launchId: z.string().optional() }).strict(), output: z.array(TerminalSummarySchema) },
+  'terminals:presets': { input: LaunchRef, output: z.array(PresetAvailabilitySchema) },
+  'terminals:open': {
+    input: z
+      .object({
+        launchId: z.string().min(1),
+        /** Default: the profile's agent, else a shell. */
+        preset: AgentPresetSchema.optional(),
+        cols: z.number().int().min(2).max(1000).optional(),
+        rows: z.number().int().min(2).max(500).optional(),
+      })
+      .strict(),
+    output: z.object({ terminal: TerminalSummarySchema.optional(), unavailable: z.string().optional(), install: z.string().optional() }),
+  },
+  'terminals:input': { input: z.object({ id: z.string().min(1), data: z.string().max(65_536) }).strict(), output: z.object({ ok: z.boolean() }) },
+  'terminals:resize': {
+    input: z.object({ id: z.string().min(1), cols: z.number().int().min(2).max(1000), rows: z.number().int().min(2).max(500) }).strict(),
+    output: z.object({ ok: z.boolean() }),
+  },
+  /** Flow control: the window has parsed `chars` more characters of this terminal's output. */
+  'terminals:ack': { input: z.object({ id: z.string().min(1), chars: z.number().int().min(0) }).strict(), output: z.object({ ok: z.boolean() }) },
+  'terminals:close': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ ok: z.boolean() }) },
+  /** The bounded scrollback, for a window that attaches late or reloads. */
+  'terminals:replay': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ data: z.string() }) },
 } as const;
 
 export type CommandName = keyof typeof commands;
@@ -303,6 +355,9 @@ export const events = {
   'approval:requested': z.object({ request: PendingApprovalSchema }),
   'approval:resolved': z.object({ request: PendingApprovalSchema, outcome: ApprovalOutcomeSchema }),
   'decision:made': DecisionEventSchema,
+  /** Terminal output, batched by the host (≈16 ms); acknowledge with `terminals:ack`. */
+  'terminal:data': z.object({ id: z.string(), data: z.string() }),
+  'terminal:changed': z.object({ terminal: TerminalSummarySchema, closed: z.boolean().optional() }),
 } as const;
 
 export type EventName = keyof typeof events;

@@ -34,7 +34,8 @@ import type { ApprovalEvent } from '../approvals/broker';
 import type { DecisionEvent } from '../gateway/gateway';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
-import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic } from './shapes';
+import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
+import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic, terminalSummary } from './shapes';
 
 export type Shell = 'electron' | 'web';
 
@@ -106,6 +107,16 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     return server;
   };
   const runningLaunches = () => [...host.launches.values()].filter((l) => !l.stopped);
+  /** Last known record of each terminal, so a `closed` event can still describe it. */
+  const lastTerminal = new Map<string, TerminalRecord>();
+  host.terminals.on('opened', (t) => lastTerminal.set(t.id, t));
+  host.terminals.on('exit', (t) => lastTerminal.set(t.id, t));
+  const terminalLaunch = (launch: Launch): TerminalLaunchInfo => ({
+    launchId: launch.id,
+    profile: launch.profile,
+    url: launch.endpoint?.url,
+    tokens: launch.endpoint ? { issue: (label) => launch.endpoint!.issueToken(label) } : undefined,
+  });
 
   const handlers: Handlers = {
     'host:info': () => ({ version, dataDir: host.dataDir, shell, platform: process.platform }),
@@ -117,6 +128,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       stderr: host.stderrBus.snapshot({ limit: input.stderrLimit ?? opts.defaultStderrReplay ?? DEFAULT_STDERR_REPLAY }),
       stderrStats: host.stderrBus.stats(),
       approvals: host.broker.pending().map(pendingApproval),
+      terminals: host.terminals.list().map(terminalSummary),
     }),
 
     'profiles:list': () => listProfiles(defaultProfileDirs(host.env)).map(profileSummary),
@@ -242,6 +254,63 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       if (!launch.token) throw new HostApiError(`launch '${input.launchId}' serves no HTTP endpoint, so it has no token`);
       return { token: launch.token };
     },
+
+    'terminals:list': (input) => host.terminals.list(input.launchId).map(terminalSummary),
+    'terminals:presets': async (input) => {
+      const launch = launchOf(input.launchId);
+      const own = launch.profile.agent?.preset;
+      const presets = ['claude-code', 'codex', 'gemini', 'shell'] as const;
+      const wanted = own && !presets.includes(own as (typeof presets)[number]) ? [own, ...presets] : presets;
+      return Promise.all(
+        wanted.map(async (preset) => {
+          const agent = preset === own ? {} : { preset, command: undefined, args: [] };
+          const described = await host.terminals.describe(terminalLaunch(launch), { agent });
+          return {
+            preset,
+            label: described.title,
+            available: described.available,
+            ...(described.available ? {} : { reason: described.reason, ...(described.install ? { install: described.install } : {}) }),
+            isProfileAgent: preset === own,
+          };
+        }),
+      );
+    },
+    'terminals:open': async (input) => {
+      const launch = launchOf(input.launchId);
+      const own = launch.profile.agent?.preset;
+      const agent = input.preset === undefined || input.preset === own ? {} : { preset: input.preset, command: undefined, args: [] };
+      const opened = await host.openTerminal(input.launchId, { agent, cols: input.cols, rows: input.rows });
+      if ('unavailable' in opened) return { unavailable: opened.unavailable, ...(opened.install ? { install: opened.install } : {}) };
+      lastTerminal.set(opened.id, opened);
+      return { terminal: terminalSummary(opened) };
+    },
+    'terminals:input': (input) => {
+      const t = host.terminals.get(input.id);
+      if (!t) throw new HostApiError(`no terminal '${input.id}'`);
+      t.write(input.data);
+      return { ok: true };
+    },
+    'terminals:resize': (input) => {
+      const t = host.terminals.get(input.id);
+      if (!t) throw new HostApiError(`no terminal '${input.id}'`);
+      t.resize(input.cols, input.rows);
+      return { ok: true };
+    },
+    'terminals:ack': (input) => {
+      host.terminals.get(input.id)?.acknowledge(input.chars);
+      return { ok: true };
+    },
+    'terminals:close': (input) => {
+      const record = host.terminals.list().find((t) => t.id === input.id);
+      if (record) lastTerminal.set(input.id, record);
+      host.terminals.close(input.id);
+      return { ok: record !== undefined };
+    },
+    'terminals:replay': (input) => {
+      const t = host.terminals.get(input.id);
+      if (!t) throw new HostApiError(`no terminal '${input.id}'`);
+      return { data: t.replay() };
+    },
   };
 
   async function handle(command: string, input: unknown): Promise<unknown> {
@@ -315,6 +384,39 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       if (e.type === 'requested') broadcast('approval:requested', { request: pendingApproval(e.request) });
       else broadcast('approval:resolved', { request: pendingApproval(e.request), outcome: { ...e.outcome } });
     };
+    // Terminals: output goes to every window, never dropped (a terminal stream with a hole is
+    // garbage); the pty is paused instead while windows lag (flow control, acknowledged by
+    // `terminals:ack` once xterm has parsed it).
+    const flowLeaves = new Map<string, () => void>();
+    const joinFlow = (id: string) => {
+      const session = host.terminals.get(id);
+      if (session && !flowLeaves.has(id)) flowLeaves.set(id, session.joinFlowControl());
+    };
+    for (const t of host.terminals.list()) joinFlow(t.id);
+    const onTermOpened = (t: TerminalRecord) => {
+      joinFlow(t.id);
+      broadcast('terminal:changed', { terminal: terminalSummary(t) });
+    };
+    const onTermData = (id: string, data: string) => broadcast('terminal:data', { id, data });
+    const onTermExit = (t: TerminalRecord) => broadcast('terminal:changed', { terminal: terminalSummary(t) });
+    const onTermClosed = (id: string) => {
+      flowLeaves.get(id)?.();
+      flowLeaves.delete(id);
+      const t = lastTerminal.get(id);
+      if (t) broadcast('terminal:changed', { terminal: terminalSummary(t), closed: true });
+    };
+    host.terminals.on('opened', onTermOpened);
+    host.terminals.on('data', onTermData);
+    host.terminals.on('exit', onTermExit);
+    host.terminals.on('closed', onTermClosed);
+    disposers.push(() => {
+      host.terminals.off('opened', onTermOpened);
+      host.terminals.off('data', onTermData);
+      host.terminals.off('exit', onTermExit);
+      host.terminals.off('closed', onTermClosed);
+      for (const leave of flowLeaves.values()) leave();
+      flowLeaves.clear();
+    });
     for (const launch of runningLaunches()) watchLaunch(launch);
     host.on('launched', onLaunched);
     host.on('stopped', onStopped);

@@ -1,3 +1,4 @@
+import type { TerminalRecord } from '../agents/terminal-manager';
 // Host state → the contract's shapes (common/host-api.ts). Each mapper names the fields it
 // passes on, so nothing the host keeps for itself (a token, a fingerprint, an SDK object) can
 // reach a window by accident.
@@ -139,4 +140,20 @@ export function storedTraffic(row: MessageRow): TrafficEvent {
   if (row.tool !== undefined) out.tool = row.tool;
   if (row.latencyMs !== undefined) out.latencyMs = row.latencyMs;
   return out;
+}
+
+export function terminalSummary(t: TerminalRecord): CommandOutput<'terminals:list'>[number] {
+  return {
+    id: t.id,
+    launchId: t.launchId,
+    title: t.title,
+    preset: t.preset,
+    command: t.command,
+    cwd: t.cwd,
+    ...(t.pid !== undefined ? { pid: t.pid } : {}),
+    cols: t.cols,
+    rows: t.rows,
+    startedAt: t.startedAt,
+    ...(t.exit ? { exit: { ...t.exit } } : {}),
+  };
 }
