@@ -38,5 +38,7 @@ export function bundledProfilesDir(): string {
 
 /** The built-in workspace tools server entry (built by scripts/build.mjs). */
 export function toolsServerEntry(): string {
-  return path.join(appRoot(), 'out', 'tools-server.mjs');
+  // In a packaged app the code sits in app.asar, which a plain `node` child cannot read; the
+  // tools server is unpacked next to it (electron-builder.yml asarUnpack).
+  return path.join(appRoot(), 'out', 'tools-server.mjs').replace(`${path.sep}app.asar${path.sep}`, `${path.sep}app.asar.unpacked${path.sep}`);
 }

@@ -13,8 +13,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const entries = {
   cli: 'main/cli/index.ts',
   'tools-server': 'main/tools/server.ts',
-  // The Electron shell's main process (main/electron/), once it exists; scripts/start.mjs runs it.
-  'electron-main': 'main/electron/main.ts',
 };
 
 const entryPoints = Object.fromEntries(
@@ -36,6 +34,48 @@ await build({
   // esm output that still lets bundled code use require() for CommonJS-only paths.
   banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
 });
+
+// The Electron shell: main process and preload, both CommonJS. A sandboxed preload may only
+// require('electron') (so common/ and zod are bundled in); the main process keeps npm packages
+// external like the host, and gets an import.meta.url shim (main/paths.ts and the pty backend
+// locate files with it). scripts/start.mjs and electron-builder's extraMetadata.main run
+// out/electron/main.cjs.
+const importMetaUrlShim = "const __gatehouse_import_meta_url = require('node:url').pathToFileURL(__filename).href;";
+if (existsSync(path.join(root, 'main/electron/main.ts'))) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: { 'electron/main': 'main/electron/main.ts' },
+    outdir: 'out',
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'cjs',
+    packages: 'external',
+    external: ['electron'],
+    define: { 'import.meta.url': '__gatehouse_import_meta_url' },
+    banner: { js: importMetaUrlShim },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
+if (existsSync(path.join(root, 'preload/index.ts'))) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: { 'preload/index': 'preload/index.ts' },
+    // zod is bundled whole (the contract's schemas are built at load); minified, it parses faster.
+    minify: true,
+    outdir: 'out',
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'cjs',
+    external: ['electron'],
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
 
 const rendererReady = existsSync(path.join(root, 'renderer', 'index.html')) && existsSync(path.join(root, 'renderer', 'main.tsx'));
 if (!process.argv.includes('--main-only') && !rendererReady) {

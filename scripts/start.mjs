@@ -20,7 +20,7 @@ const headlessAsked = args.includes('--headless') || process.env.GATEHOUSE_HEADL
 const serveArgs = args.filter((a) => a !== '--headless');
 const say = (line) => process.stderr.write(`gatehouse: ${line}\n`);
 
-const OUTPUTS = ['out/cli.mjs', 'out/tools-server.mjs', 'out/renderer/index.html'];
+const OUTPUTS = ['out/cli.mjs', 'out/tools-server.mjs', 'out/renderer/index.html', 'out/electron/main.cjs', 'out/preload/index.cjs'];
 const SOURCES = ['main', 'common', 'renderer', 'preload', 'resources', 'scripts/build.mjs', 'vite.config.ts', 'package.json'];
 
 function newestMtime(p) {
@@ -62,8 +62,8 @@ function buildIfStale() {
 function electronProblem() {
   if (headlessAsked) return { reason: 'the headless shell was asked for (--headless or GATEHOUSE_HEADLESS=1)' };
   const reasons = [];
-  const entry = path.join(root, 'out', 'electron-main.mjs');
-  if (!existsSync(entry)) reasons.push('the Electron shell is not built in this checkout (no out/electron-main.mjs)');
+  const entry = path.join(root, 'out', 'electron', 'main.cjs');
+  if (!existsSync(entry)) reasons.push('the Electron shell is not built in this checkout (no out/electron/main.cjs)');
   // Not require('electron'): its index.js downloads the binary when it is missing.
   const pkg = path.join(root, 'node_modules', 'electron');
   const pathFile = path.join(pkg, 'path.txt');
@@ -98,7 +98,10 @@ buildIfStale();
 const electron = electronProblem();
 if (electron.binary) {
   say('starting the desktop app (Electron)');
-  run(electron.binary, [electron.entry, ...serveArgs]);
+  // Chromium refuses to run as root with its sandbox on Linux; say so rather than fail.
+  const rootArgs = process.platform === 'linux' && process.getuid?.() === 0 ? ['--no-sandbox'] : [];
+  if (rootArgs.length > 0) say('running as root: Chromium sandbox off (--no-sandbox)');
+  run(electron.binary, [electron.entry, ...rootArgs, ...serveArgs]);
 } else {
   say(`not starting Electron: ${electron.reason}`);
   say('running the headless shell instead: open the login URL below in a browser');

@@ -18,3 +18,11 @@ export function getHostApi(): ConnectedHostApi {
   instance = bridge ? createIpcHostApi(bridge) : createWsHostApi();
   return instance;
 }
+
+/**
+ * Which shell hosts this window. Under Electron the main process raises approval
+ * notifications itself (they focus the window when clicked), so the renderer must not add its own.
+ */
+export function hostShell(): 'electron' | 'web' {
+  return (window as unknown as { gatehouse?: HostApiBridge }).gatehouse ? 'electron' : 'web';
+}

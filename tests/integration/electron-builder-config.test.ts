@@ -1,0 +1,123 @@
+// electron-builder.yml against electron-builder's own JSON schema (app-builder-lib/scheme.json,
+// the one its CLI validates with), plus the settings that make the package safe: fuses, native
+// modules unpacked and rebuilt, and everything the plain-node children load kept out of the asar.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Ajv from 'ajv';
+import { build } from 'esbuild';
+import { minimatch } from 'minimatch';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+const config = parse(readFileSync(path.join(ROOT, 'electron-builder.yml'), 'utf8')) as Record<string, any>;
+
+function validator() {
+  const schemaFile = require.resolve('app-builder-lib/scheme.json', { paths: [ROOT] });
+  const schema = JSON.parse(readFileSync(schemaFile, 'utf8')) as Record<string, unknown>;
+  // strict: false because the schema carries electron-builder's own doc keywords.
+  return new Ajv({ allErrors: true, strict: false }).compile(schema);
+}
+
+/** npm packages a script loads when it runs (its static import graph), by package name. */
+async function packagesLoadedBy(entry: string): Promise<string[]> {
+  const r = await build({ absWorkingDir: ROOT, entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent', outdir: 'unused' });
+  const names = new Set<string>();
+  for (const input of Object.keys(r.metafile.inputs)) {
+    const m = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/g);
+    if (m) names.add(m[m.length - 1]!.slice('node_modules/'.length));
+  }
+  return [...names].sort();
+}
+
+const unpacked = (file: string) => (config.asarUnpack as string[]).some((glob) => minimatch(file, glob, { dot: true }));
+
+describe('electron-builder.yml', () => {
+  it('is valid under electron-builder’s own schema', () => {
+    const validate = validator();
+    const ok = validate(config);
+    expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it('the schema check has teeth: a misspelt fuse or a wrong type is refused', () => {
+    const validate = validator();
+    expect(validate({ ...config, electronFuses: { ...config.electronFuses, runAsNod: false } })).toBe(false);
+    expect(validate({ ...config, npmRebuild: 'yes' })).toBe(false);
+    expect(validate({ ...config, asarUnpack: [42] })).toBe(false);
+  });
+
+  it('names the app and its Electron entry', () => {
+    expect(config).toMatchObject({ appId: expect.stringMatching(/^[a-z0-9.-]+$/), productName: 'Gatehouse', directories: { output: 'dist' } });
+    expect(config.extraMetadata.main).toBe('out/electron/main.cjs');
+    // The files the app needs at run time are packaged (the entry, the preload, the renderer, the demo).
+    const files = config.files as string[];
+    for (const f of ['out/electron/main.cjs', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/tools-server.mjs', 'package.json', 'workspace-profiles/demo.yaml']) {
+      const included = files.filter((g) => !g.startsWith('!')).some((g) => minimatch(f, g));
+      const excluded = files.filter((g) => g.startsWith('!')).some((g) => minimatch(f, g.slice(1)));
+      expect(included && !excluded, f).toBe(true);
+    }
+  });
+
+  it('sets the security fuses', () => {
+    expect(config.electronFuses).toEqual({
+      runAsNode: false,
+      enableCookieEncryption: true,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      enableEmbeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true,
+      grantFileProtocolExtraPrivileges: false,
+    });
+    expect(config.asar).not.toBe(false);
+  });
+
+  it('unpacks and rebuilds native modules', () => {
+    expect(config.npmRebuild).toBe(true);
+    for (const f of [
+      'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'node_modules/better-sqlite3/lib/index.js',
+      'node_modules/node-pty/build/Release/pty.node',
+      'node_modules/node-pty/lib/index.js',
+      'node_modules/some/nested/native.node',
+    ]) {
+      expect(unpacked(f), f).toBe(true);
+    }
+    // The app's own code stays inside the (integrity-checked) archive.
+    for (const f of ['out/electron/main.cjs', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/cli.mjs']) expect(unpacked(f), f).toBe(false);
+  });
+
+  it('keeps out of the asar everything the plain-node children load', async () => {
+    // Under Electron the built-in tools server and the demo's npm servers run on the user's
+    // node (run-as-node is fused off), which cannot read app.asar.
+    expect(unpacked('out/tools-server.mjs')).toBe(true);
+    const entries = ['main/tools/server.ts'];
+    for (const pkg of ['@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/server-memory']) {
+      const json = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
+      const bin = typeof json.bin === 'string' ? json.bin : Object.values(json.bin)[0]!;
+      entries.push(path.join('node_modules', pkg, bin));
+    }
+    const missing: string[] = [];
+    for (const entry of entries) {
+      for (const pkg of await packagesLoadedBy(entry)) {
+        if (!unpacked(`node_modules/${pkg}/package.json`)) missing.push(`${pkg} (loaded by ${entry})`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('builds the installers the issue asks for', () => {
+    expect(config.linux.target).toEqual(expect.arrayContaining(['AppImage', 'deb']));
+    expect(config.mac.target).toBe('dmg');
+    expect(config.mac.hardenedRuntime).toBe(true);
+    expect(config.win.target).toBe('nsis');
+  });
+
+  it('is what npm run dist runs', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.dist).toBe('npm run build && electron-builder');
+  });
+});
