@@ -2,6 +2,7 @@
 // timer drains them into SQLite in one transaction per tick (ARCHITECTURE.md: "The
 // protocol path never waits for the UI or the disk"). Nothing here throws into a caller.
 import type Database from 'better-sqlite3';
+import { messageJsonText } from '../protocol/json-text';
 import type { StderrLine, TrafficEvent } from '../protocol/types';
 import type {
   AgentSessionStart,
@@ -126,6 +127,9 @@ function isRowError(err: unknown): boolean {
 const n = (v: number | null | undefined): number | null => (v === undefined || v === null || !Number.isFinite(v) ? null : v);
 const s = (v: string | null | undefined): string | null => (v === undefined ? null : v);
 const json = (v: unknown): string | null => (v === undefined ? null : (JSON.stringify(v) ?? null));
+// A message's text is usually serialised already (by the transport that wrote it, or the tap
+// that measured it) and kept on the event: the row reuses it (protocol/json-text.ts).
+const messageJson = (ev: TrafficEvent): string | null => (ev.message === undefined ? null : (messageJsonText(ev) ?? null));
 
 export class QueuedWriter implements AuditWriter {
   private control: ControlOp[] = [];
@@ -451,33 +455,50 @@ export class QueuedWriter implements AuditWriter {
 
     const writeMessage = (ev: TrafficEvent): void => {
       st.message.run(n(ev.seq), ev.ts, ev.session, s(ev.agentSession), s(ev.server), ev.direction, ev.kind, s(ev.method),
-        ev.id === undefined || ev.id === null ? null : String(ev.id), ev.bytes, json(ev.message), s(ev.fault),
+        ev.id === undefined || ev.id === null ? null : String(ev.id), ev.bytes, messageJson(ev), s(ev.fault),
         s(ev.exchange), s(ev.decision), s(ev.tool), n(ev.latencyMs));
     };
 
     const tx = db.transaction((control: ControlOp[], stderr: StderrLine[], traffic: TrafficEvent[], gaps: Gap[]): number => {
       let failed = 0;
-      const guarded = (what: string, fn: () => void): void => {
-        try {
-          fn();
-        } catch (err) {
-          // A row-level error skips the row; anything else, or an error after which SQLite
-          // has already rolled the transaction back, fails (and requeues) the batch.
-          if (!isRowError(err) || !db.inTransaction) throw err;
-          failed++;
-          this.counters.failed++;
-          this.report(new Error(`audit: could not store ${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
-        }
+      // A row-level error skips the row; anything else, or an error after which SQLite has
+      // already rolled the transaction back, fails (and requeues) the batch. The row's
+      // description is only built when it failed (these loops run for every row).
+      const rowFailed = (err: unknown, what: () => string): void => {
+        if (!isRowError(err) || !db.inTransaction) throw err;
+        failed++;
+        this.counters.failed++;
+        this.report(new Error(`audit: could not store ${what()}: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
       };
-      for (const op of control) guarded(describe(op), () => writeControl(op));
-      for (const line of stderr) {
-        guarded(`stderr line of ${line.server}`, () =>
-          st.stderr.run(n(line.seq), line.ts, line.session, line.server, line.run, line.line),
-        );
+      for (const op of control) {
+        try {
+          writeControl(op);
+        } catch (err) {
+          rowFailed(err, () => describe(op));
+        }
       }
-      for (const ev of traffic) guarded(`${ev.kind} ${ev.method ?? ''} (${ev.direction})`, () => writeMessage(ev));
+      for (const line of stderr) {
+        try {
+          st.stderr.run(n(line.seq), line.ts, line.session, line.server, line.run, line.line);
+        } catch (err) {
+          rowFailed(err, () => `stderr line of ${line.server}`);
+        }
+      }
+      for (const ev of traffic) {
+        try {
+          writeMessage(ev);
+        } catch (err) {
+          rowFailed(err, () => `${ev.kind} ${ev.method ?? ''} (${ev.direction})`);
+        }
+      }
       const now = Date.now();
-      for (const g of gaps) guarded('a queue-overflow record', () => st.gap.run(now, g.session, g.stream, g.dropped, g.firstTs, g.lastTs));
+      for (const g of gaps) {
+        try {
+          st.gap.run(now, g.session, g.stream, g.dropped, g.firstTs, g.lastTs);
+        } catch (err) {
+          rowFailed(err, () => 'a queue-overflow record');
+        }
+      }
       return failed;
     });
     return (control, stderr, traffic, gaps) => tx(control, stderr, traffic, gaps);

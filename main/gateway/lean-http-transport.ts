@@ -27,6 +27,7 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import { parseJsonRpcMessage } from '../protocol/jsonrpc-check';
+import { sendText } from '../protocol/json-text';
 
 export { parseJsonRpcMessage };
 
@@ -85,8 +86,8 @@ function writeJsonError(res: Res, status: number, code: number, message: string,
   res.end(body);
 }
 
-function sseEvent(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+function sseEvent(message: JSONRPCMessage, text = JSON.stringify(message)): string {
+  return `event: message\ndata: ${text}\n\n`;
 }
 
 function header(req: http.IncomingMessage, name: string): string | undefined {
@@ -171,6 +172,8 @@ export class LeanStreamableHTTPServerTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    // JSON.stringify(message); the tap in front of this transport usually made it already.
+    const text = sendText(message);
     const response = isResponse(message);
     const requestId = response ? (message as { id: RequestId }).id : options?.relatedRequestId;
     if (response && requestId !== undefined && requestId === this.initializeId) {
@@ -182,7 +185,7 @@ export class LeanStreamableHTTPServerTransport implements Transport {
       if (response) throw new Error('Cannot send a response on a standalone SSE stream unless resuming a previous client request');
       // Server-initiated: the GET stream if one is open, else dropped (no event store).
       const s = this.standalone;
-      if (s && !s.res.writableEnded) s.res.write(sseEvent(message));
+      if (s && !s.res.writableEnded) s.res.write(sseEvent(message, text));
       return;
     }
     const ex = this.exchanges.get(requestId);
@@ -190,20 +193,20 @@ export class LeanStreamableHTTPServerTransport implements Transport {
     if (!response) {
       // Related to a request still in flight: the answer becomes a stream from here on.
       if (ex.mode === 'json') this.toSse(ex);
-      if (ex.mode === 'sse' && !ex.res.writableEnded) ex.res.write(sseEvent(message));
+      if (ex.mode === 'sse' && !ex.res.writableEnded) ex.res.write(sseEvent(message, text));
       return;
     }
     ex.pending.delete(requestId);
     this.exchanges.delete(requestId);
     if (ex.mode === 'done') throw new Error(`No connection established for request ID: ${String(requestId)}`);
     if (ex.mode === 'sse') {
-      if (!ex.res.writableEnded) ex.res.write(sseEvent(message));
+      if (!ex.res.writableEnded) ex.res.write(sseEvent(message, text));
       if (ex.pending.size === 0) this.finish(ex);
       return;
     }
     ex.held.push(message);
     if (ex.pending.size > 0) return;
-    const body = JSON.stringify(ex.held.length === 1 ? ex.held[0] : ex.held);
+    const body = ex.held.length === 1 && ex.held[0] === message ? text : JSON.stringify(ex.held.length === 1 ? ex.held[0] : ex.held);
     const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     ex.mode = 'done';

@@ -300,3 +300,60 @@ describe('FramedStreamTransport streams', () => {
     await transport.close();
   });
 });
+
+describe('FramedStreamTransport write coalescing', () => {
+  it('writes the frames sent in one turn of the event loop as one writev, in order, and a later turn separately', async () => {
+    const writes: string[][] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        writes.push([chunk.toString('utf8')]);
+        cb();
+      },
+      writev(chunks, cb) {
+        writes.push(chunks.map((c) => (c.chunk as Buffer).toString('utf8')));
+        cb();
+      },
+    });
+    const outbound: string[] = [];
+    const transport = new FramedStreamTransport(new PassThrough(), sink, {
+      framing: 'line',
+      observer: { outbound: (_m, _b, _f, text) => outbound.push(text ?? '') },
+    });
+    await transport.start();
+    const msg = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { n: id } });
+    await Promise.all([transport.send(msg(1)), transport.send(msg(2)), transport.send(msg(3))]);
+    await new Promise((r) => setImmediate(r));
+    await transport.send(msg(4));
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toEqual([
+      [1, 2, 3].map((id) => `${JSON.stringify(msg(id))}\n`),
+      [`${JSON.stringify(msg(4))}\n`],
+    ]);
+    // The observer gets the text that was written, for the audit writer to reuse.
+    expect(outbound).toEqual([1, 2, 3, 4].map((id) => JSON.stringify(msg(id))));
+    await transport.close();
+  });
+
+  it('still reports backpressure: a send over the high-water mark waits for drain', async () => {
+    let release: (() => void) | undefined;
+    const sink = new Writable({
+      highWaterMark: 64,
+      write(_chunk, _enc, cb) {
+        release = cb;
+      },
+      writev(_chunks, cb) {
+        release = cb;
+      },
+    });
+    const transport = new FramedStreamTransport(new PassThrough(), sink, { framing: 'line' });
+    await transport.start();
+    let done = false;
+    const sent = transport.send({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(200) } }).then(() => (done = true));
+    await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false);
+    release?.();
+    await sent;
+    expect(done).toBe(true);
+    await transport.close();
+  });
+});

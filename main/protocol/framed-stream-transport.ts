@@ -6,11 +6,12 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Framing } from '../profiles/types';
-import { encodeMessage, encodeText, FrameDecoder, type DecodedFault, type DecodedItem, type WireFraming } from './framing';
+import { encodeText, FrameDecoder, type DecodedFault, type DecodedItem, type WireFraming } from './framing';
 
 export interface FramedStreamObserver {
   inbound?(message: JSONRPCMessage, bytes: number, framing: WireFraming): void;
-  outbound?(message: JSONRPCMessage, bytes: number, framing: WireFraming): void;
+  /** `text` is the message's JSON text as written (JSON.stringify of it), for the tap to keep. */
+  outbound?(message: JSONRPCMessage, bytes: number, framing: WireFraming, text?: string): void;
   fault?(item: DecodedFault): void;
 }
 
@@ -44,6 +45,7 @@ export class FramedStreamTransport implements Transport {
   private closed = false;
   private writeFailed: Error | undefined;
   private drainWait: Promise<void> | undefined;
+  private corked = false;
   private detected: WireFraming | undefined;
   private lastReceived: WireFraming | undefined;
   private readonly requestFraming = new Map<RequestId, WireFraming>();
@@ -85,12 +87,36 @@ export class FramedStreamTransport implements Transport {
     }
     if (this.writeFailed) throw this.writeFailed;
     const framing = this.framingFor(message);
-    const buf = encodeMessage(message, framing);
-    this.notify(() => this.options.observer?.outbound?.(message, buf.length, framing));
+    const text = JSON.stringify(message);
+    const buf = encodeText(text, framing);
+    this.notify(() => this.options.observer?.outbound?.(message, buf.length, framing, text));
     // Node keeps write order even while the buffer is over its high-water mark; awaiting
     // 'drain' only slows the sender down, which is what backpressure asks for.
-    if (!this.writable.write(buf)) await this.waitForDrain();
+    if (!this.write(buf)) await this.waitForDrain();
   }
+
+  /**
+   * Writes one frame. Frames written in the same turn of the event loop (32 concurrent calls
+   * answered from one read) go out in one writev at the end of the turn instead of one write
+   * syscall each: the stream is corked on the first write and uncorked on process.nextTick,
+   * which runs after the promise jobs that produce the other frames. Order is kept, and the
+   * return value is write()'s (false = over the high-water mark, wait for 'drain').
+   */
+  private write(buf: Buffer): boolean {
+    if (!this.corked && !this.writable.destroyed && !this.writable.writableEnded) {
+      this.corked = true;
+      this.writable.cork();
+      process.nextTick(this.uncork);
+    }
+    return this.writable.write(buf);
+  }
+
+  private readonly uncork = (): void => {
+    this.corked = false;
+    // end() already uncorked a stream that was ended in the meantime; uncork() of a stream
+    // that is not corked is a no-op.
+    if (this.writable.writableCorked > 0) this.writable.uncork();
+  };
 
   /**
    * Writes a frame that is not a JSONRPCMessage the SDK would send: a JSON-RPC error with
@@ -101,7 +127,7 @@ export class FramedStreamTransport implements Transport {
     if (this.writeFailed) throw this.writeFailed;
     const buf = encodeText(JSON.stringify(value), framing);
     this.notify(() => this.options.observer?.outbound?.(value as JSONRPCMessage, buf.length, framing));
-    if (!this.writable.write(buf)) await this.waitForDrain();
+    if (!this.write(buf)) await this.waitForDrain();
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import type { Redactor } from '../secrets/redactor';
 import { BoundedBus, type BoundedBusOptions } from './bounded-bus';
 import type { DecodedFault, WireFraming } from './framing';
 import type { FramedStreamObserver } from './framed-stream-transport';
+import { attachJsonText, offerSendText } from './json-text';
 import type { StderrLine, TrafficDirection, TrafficEvent, TrafficKind, TrafficRecord } from './types';
 
 export class TrafficTap extends BoundedBus<TrafficEvent> {
@@ -77,7 +78,8 @@ class HopRecorder {
     private readonly redactor: Redactor | undefined,
   ) {}
 
-  message(message: JSONRPCMessage, bytes: number, outbound: boolean): void {
+  /** `text`, when given, is JSON.stringify(message), already made by the caller. */
+  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string): void {
     const ts = now();
     const cls = classifyMessage(message);
     const record: TrafficRecord = {
@@ -90,6 +92,9 @@ class HopRecorder {
       // object itself (no copy on the protocol path) unless redaction makes one.
       message: this.redactor ? this.redactor.redactJson(message) : message,
     };
+    // The audit writer stores this text instead of serialising the message again; a redacted
+    // copy is a different object and is serialised as before.
+    if (text !== undefined && record.message === message) attachJsonText(record, message, text);
     if (this.meta.server !== undefined) record.server = this.meta.server;
     if (this.meta.agentSession !== undefined) record.agentSession = this.meta.agentSession;
     if (cls.id !== undefined) record.id = cls.id;
@@ -133,7 +138,7 @@ export function transportObserver(tap: TrafficTap, meta: TapMeta, redactor?: Red
   const hop = new HopRecorder(tap, meta, redactor);
   return {
     inbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming) => hop.message(message, bytes, false),
-    outbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming) => hop.message(message, bytes, true),
+    outbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming, text?: string) => hop.message(message, bytes, true, text),
     fault: (item: DecodedFault) => hop.fault(item),
   };
 }
@@ -177,7 +182,10 @@ export class TappedTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.record(message, true);
+    const text = this.record(message, true);
+    // A transport that serialises what it sends (the lean HTTP transport) takes this text
+    // instead of making it again (json-text.ts).
+    if (text !== undefined) offerSendText(message, text);
     return this.inner.send(message, options);
   }
 
@@ -189,14 +197,18 @@ export class TappedTransport implements Transport {
     this.inner.setProtocolVersion?.(version);
   }
 
-  private record(message: JSONRPCMessage, outbound: boolean): void {
+  /** Records one message; returns its JSON text (made to count its bytes). */
+  private record(message: JSONRPCMessage, outbound: boolean): string | undefined {
     try {
-      this.hop.message(message, Buffer.byteLength(JSON.stringify(message)), outbound);
+      const text = JSON.stringify(message);
+      this.hop.message(message, Buffer.byteLength(text), outbound, text);
+      return text;
     } catch (err) {
       // The tap must never break the hop it observes.
       try {
         this.onerror?.(err instanceof Error ? err : new Error(String(err)));
       } catch {}
+      return undefined;
     }
   }
 }
