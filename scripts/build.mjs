@@ -28,6 +28,10 @@ await build({
   platform: 'node',
   target: 'node20',
   format: 'esm',
+  // Each subcommand (and what only it imports) is its own chunk, loaded on use: the stdio
+  // gateway does not pay for the web shell, the UI API or the pty backend.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   packages: 'external',
   sourcemap: 'linked',
   logLevel: 'warning',
