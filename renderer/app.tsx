@@ -18,6 +18,7 @@ import {
   ShieldCheck,
   SquareTerminal,
   Sun,
+  TerminalIcon,
   Wifi,
   WifiOff,
   X,
@@ -39,6 +40,7 @@ import { setTheme, themeStore, type ThemePreference } from './state/theme';
 import { ApprovalsTray } from './views/approvals/approvals-tray';
 import { ApprovalsView } from './views/approvals/approvals-view';
 import { notificationPermission, notifyApproval, requestNotificationPermission, type NotifyPermission } from './views/approvals/notify';
+import { hostShell } from './api';
 import { AuditView } from './views/audit/audit-view';
 import { ConnectView } from './views/connect/connect-view';
 import { ProfilesView } from './views/profiles/profiles-view';
@@ -46,6 +48,7 @@ import { ServersView } from './views/servers/servers-view';
 import { ToolConsoleView } from './views/tool-console/tool-console-view';
 import { TrafficView } from './views/traffic';
 import { LogsView } from './views/logs';
+import { TerminalFeed, TerminalView } from './views/terminal';
 
 interface NavItem {
   id: ViewId;
@@ -58,6 +61,7 @@ const NAV: NavItem[] = [
   { id: 'servers', label: 'Servers', icon: <Server size={16} /> },
   { id: 'traffic', label: 'Traffic', icon: <ArrowLeftRight size={16} /> },
   { id: 'logs', label: 'Logs', icon: <ScrollText size={16} /> },
+  { id: 'terminal', label: 'Terminal', icon: <TerminalIcon size={16} /> },
   { id: 'approvals', label: 'Approvals', icon: <ShieldCheck size={16} /> },
   { id: 'tools', label: 'Tool console', icon: <SquareTerminal size={16} /> },
   { id: 'connect', label: 'Connect an agent', icon: <Plug size={16} /> },
@@ -91,7 +95,7 @@ export function App({ streams }: { streams: Streams }) {
     () =>
       state.onNewApproval((r) => {
         setTrayOpen(true);
-        notifyApproval(r, () => setTrayOpen(true));
+        if (hostShell() === 'web') notifyApproval(r, () => setTrayOpen(true));
       }),
     [state],
   );
@@ -109,7 +113,7 @@ export function App({ streams }: { streams: Streams }) {
 
   useShortcuts({
     ...Object.fromEntries(VIEW_IDS.map((id, i) => [`mod+${i + 1}`, () => navigate(id)])),
-    // In a browser tab Ctrl+1…8 belong to the browser; Alt+1…8 work there too.
+    // In a browser tab Ctrl+1…9 belong to the browser; Alt+1…9 work there too.
     ...Object.fromEntries(VIEW_IDS.map((id, i) => [`alt+${i + 1}`, () => navigate(id)])),
     'alt+a': focusTray,
     'alt+t': () => {
@@ -185,6 +189,7 @@ export function App({ streams }: { streams: Streams }) {
 interface Streams {
   traffic: TrafficStore;
   logs: LogStore;
+  terminals: TerminalFeed;
 }
 
 // Traffic and Logs (renderer/views/{traffic,logs}) read the stores created in mountApp;
@@ -195,7 +200,7 @@ function StreamViews({ view, streams }: { view: 'traffic' | 'logs'; streams: Str
   const focus = useStore(navStore, (s) => s.focus);
   const activeId = useStore(launches, (s) => s.activeId);
   const servers = useMemo(() => list.flatMap((l) => l.servers.map((s) => ({ launchId: l.id, serverId: s.id, state: s.state }))), [list]);
-  if (view === 'traffic') return <TrafficView store={streams.traffic} launches={list} />;
+  if (view === 'traffic') return <TrafficView store={streams.traffic} launches={list} focusExchange={focus?.exchange} />;
   const initial = focus?.server && activeId ? { launchId: activeId, serverId: focus.server } : undefined;
   return <LogsView key={initial ? `${initial.launchId}/${initial.serverId}` : 'all'} store={streams.logs} servers={servers} initial={initial} />;
 }
@@ -209,6 +214,8 @@ function ViewSwitch({ view, streams, permission, onEnableNotifications }: { view
     case 'traffic':
     case 'logs':
       return <StreamViews view={view} streams={streams} />;
+    case 'terminal':
+      return <TerminalView feed={streams.terminals} />;
     case 'approvals':
       return <ApprovalsView permission={permission} onEnableNotifications={onEnableNotifications} />;
     case 'tools':
@@ -357,9 +364,10 @@ function writeBool(key: string, value: boolean): void {
  * real transport; anything that has a HostApi (a test page, a preview) can mount the same app.
  */
 export function mountApp(api: AppHostApi, container: HTMLElement): () => void {
-  const streams: Streams = { traffic: new TrafficStore(), logs: new LogStore() };
+  const streams: Streams = { traffic: new TrafficStore(), logs: new LogStore(), terminals: new TerminalFeed(api) };
   const state = new AppState(api, streams.traffic, streams.logs);
   state.start();
+  streams.terminals.start();
   const root = createRoot(container);
   root.render(
     <StrictMode>
@@ -375,5 +383,6 @@ export function mountApp(api: AppHostApi, container: HTMLElement): () => void {
   return () => {
     root.unmount();
     state.dispose();
+    streams.terminals.dispose();
   };
 }

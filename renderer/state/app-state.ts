@@ -15,6 +15,8 @@ import type { BufferStats, DecisionEvent, PendingApproval, StderrLine, TrafficEv
 export interface TrafficSink {
   replace(events: TrafficEvent[], stats: BufferStats): void;
   append(events: TrafficEvent[], dropped: number): void;
+  /** A server's session ended (crash, stop, restart): its calls in flight will never be answered. */
+  abortPending(server: string, session?: string): number;
 }
 
 /** What the log store must accept (renderer/lib/log-store implements it). */
@@ -46,6 +48,7 @@ export function connectionStatus(info: ConnectionInfo, everOpened: boolean): Con
 export const SNAPSHOT_TRAFFIC_LIMIT = 20_000;
 export const SNAPSHOT_STDERR_LIMIT = 5_000;
 const DECISIONS_LIMIT = 500;
+const ENDED_STATES: ReadonlySet<string> = new Set(['failed', 'stopped', 'restarting']);
 
 type Held = { [E in EventName]: { event: E; payload: EventPayload<E> } }[EventName];
 
@@ -167,9 +170,13 @@ export class AppState {
       case 'launch:changed':
         this.launches.applyLaunchChanged(h.payload.launch, h.payload.stopped);
         break;
-      case 'server:status':
-        this.launches.applyServerStatus(h.payload.launchId, h.payload.status);
+      case 'server:status': {
+        const { launchId, status } = h.payload;
+        this.launches.applyServerStatus(launchId, status);
+        // The server's process is gone: calls it had not answered are marked aborted, not left pending.
+        if (ENDED_STATES.has(status.state)) this.traffic?.abortPending(status.id, launchId);
         break;
+      }
       case 'traffic:batch':
         this.traffic?.append(h.payload.events, h.payload.dropped);
         break;

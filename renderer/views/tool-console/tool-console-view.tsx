@@ -224,8 +224,11 @@ function ToolPanel({ launchId, tool }: { launchId: string; tool: AdvertisedTool 
 
 function CallResult({ result }: { result: { out?: CallOutput; error?: string; ms: number; args: unknown } }) {
   const ref = useRef<HTMLElement>(null);
-  // The form can be long: bring each new result into view.
-  useEffect(() => ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' }), [result]);
+  // The form can be long: bring each new result into view. (A block body: newer Chromium returns
+  // a Promise from scrollIntoView, which React would take for the effect's cleanup and call.)
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [result]);
   const r = result.out?.result;
   const failed = Boolean(result.error || result.out?.error || r?.isError);
   const exchange = result.out?.exchange;

@@ -1,7 +1,7 @@
 // Traffic (issue 5): one merged, live timeline of every JSON-RPC message across agent sessions
 // and servers: dense, paired, causal, persistent. Rows live in the TrafficStore; this view reads
 // it once per animation frame (useFrameVersion) and renders only the visible rows.
-import { useCallback, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import type { EventPayload } from '../../../common/host-api';
 import { useHostApi } from '../../api/context';
 import { toJsonl, type TrafficFilter, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
@@ -19,6 +19,12 @@ export interface TrafficViewProps {
   store: TrafficStore;
   /** Running launches (for the launch filter and server names); optional. */
   launches?: readonly LaunchSummary[];
+  /**
+   * An exchange id (`<agent session>#<request id>`, as `tools:call` and approvals report it) to
+   * reveal: its root row is selected, scrolled into view and opened in the detail pane, as soon
+   * as its traffic has arrived.
+   */
+  focusExchange?: string;
 }
 
 const CAPACITIES = [10_000, 25_000, 50_000, 100_000, 250_000];
@@ -27,7 +33,7 @@ const HISTORY_PAGE = 2000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function TrafficView({ store, launches = [] }: TrafficViewProps) {
+export function TrafficView({ store, launches = [], focusExchange }: TrafficViewProps) {
   const api = useHostApi();
   const version = useFrameVersion(store);
   const [filter, setFilterState] = useState<TrafficFilter>(() => store.getFilter());
@@ -39,6 +45,8 @@ export function TrafficView({ store, launches = [] }: TrafficViewProps) {
   const [markAt, setMarkAt] = useState(store.tailAppends);
   const [history, setHistory] = useState<'idle' | 'loading' | 'done' | 'error'>('idle');
   const replays = useRef(new Map<number, ReplayState[]>());
+  const [reveal, setReveal] = useState<{ index: number; nonce: number } | undefined>();
+  const focused = useRef<string | undefined>(undefined);
   const [, setReplayTick] = useState(0);
 
   const setFilter = useCallback(
@@ -65,6 +73,22 @@ export function TrafficView({ store, launches = [] }: TrafficViewProps) {
     setSelected(target?.seq);
     if (target && target.root !== target && !target._shown) store.setExpanded(target.root, true);
   };
+
+  // Jump to an exchange (from the tool console or an approval card). Its rows may still be on
+  // their way (traffic is batched), so this runs again as the store changes, once per id.
+  useEffect(() => {
+    if (!focusExchange || focused.current === focusExchange) return;
+    const root = findExchangeRoot(store, launches, focusExchange);
+    if (!root) return;
+    focused.current = focusExchange;
+    setSelected(root.seq);
+    setPaneOpen(true);
+    // Stop following the tail so the revealed row stays where it was put.
+    setAtBottom(false);
+    setMarkAt(store.tailAppends);
+    const index = store.indexOf(root);
+    if (index >= 0) setReveal({ index, nonce: Date.now() });
+  }, [focusExchange, store, launches, version]);
 
   const onAtBottomChange = (b: boolean) => {
     setAtBottom(b);
@@ -173,6 +197,7 @@ export function TrafficView({ store, launches = [] }: TrafficViewProps) {
             version={version}
             headRemovals={store.headRemovals}
             follow={follow}
+            reveal={reveal}
             activeIndex={activeIndex}
             onActiveIndexChange={(i) => select(store.at(i))}
             onActivate={(i) => {
@@ -276,6 +301,19 @@ export function TrafficView({ store, launches = [] }: TrafficViewProps) {
       </footer>
     </section>
   );
+}
+
+function findExchangeRoot(store: TrafficStore, launches: readonly LaunchSummary[], exchange: string): TrafficRow | undefined {
+  for (const l of launches) {
+    const root = store.exchangeRoot(l.id, exchange);
+    if (root) return root;
+  }
+  // A launch that has stopped still has its traffic here: look through the rows shown.
+  for (let i = 0; i < store.size(); i++) {
+    const r = store.at(i);
+    if (r?.root.ev.exchange === exchange) return r.root;
+  }
+  return undefined;
 }
 
 function clampPane(w: number): number {

@@ -2,7 +2,7 @@
 // data and profile dirs, reading the login URL it prints on stderr (a fresh one after each use).
 // The session secret never appears in that output; only one-time codes do.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,10 @@ export interface ServeHandle {
   /** http://127.0.0.1:PORT */
   readonly origin: string;
   readonly dataDir: string;
+  /** GATEHOUSE_PROFILES_DIR of this server (profiles written with `profiles` live here). */
+  readonly profilesDir: string;
+  /** A scratch folder of this server's temp dir (test workspaces), removed on stop. */
+  readonly scratchDir: string;
   /** A login URL nobody has used yet (waits for the server to print the next one). */
   freshLoginUrl(): Promise<string>;
   /** Everything the server wrote to stderr so far. */
@@ -25,6 +29,11 @@ export interface ServeHandle {
 export interface ServeOptions {
   args?: string[];
   env?: NodeJS.ProcessEnv;
+  /**
+   * Profiles to write into the server's profiles dir before it starts: file name → YAML.
+   * `${scratch}` in the text is replaced by the scratch folder (for test workspaces).
+   */
+  profiles?: Record<string, string>;
 }
 
 export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> {
@@ -33,12 +42,19 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> 
   if (!existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) throw new Error('out/renderer/index.html is missing: run npm run build first');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-e2e-'));
   const dataDir = path.join(tmp, 'data');
+  const profilesDir = path.join(tmp, 'profiles');
+  const scratchDir = path.join(tmp, 'scratch');
+  mkdirSync(scratchDir, { recursive: true });
+  if (opts.profiles) {
+    mkdirSync(profilesDir, { recursive: true });
+    for (const [name, text] of Object.entries(opts.profiles)) writeFileSync(path.join(profilesDir, name), text.replaceAll('${scratch}', scratchDir));
+  }
   const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
     cwd: tmp,
     env: {
       ...process.env,
       // Isolated from the user's own profiles and state; the bundled demo is still listed.
-      GATEHOUSE_PROFILES_DIR: path.join(tmp, 'profiles'),
+      GATEHOUSE_PROFILES_DIR: profilesDir,
       XDG_STATE_HOME: path.join(tmp, 'state'),
       GATEHOUSE_TOKEN: '',
       ...opts.env,
@@ -86,6 +102,8 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> 
   return {
     origin,
     dataDir,
+    profilesDir,
+    scratchDir,
     freshLoginUrl: next,
     stderr: () => stderr,
     stop: async () => {

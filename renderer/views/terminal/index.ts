@@ -1,0 +1,2 @@
+export { TerminalView } from './terminal-view';
+export { TerminalFeed } from './terminal-feed';
