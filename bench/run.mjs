@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { hostBundleOptions } from '../scripts/esbuild-options.mjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -45,8 +46,7 @@ const everythingEntry = path.join(root, 'node_modules/@modelcontextprotocol/serv
 const supergatewayEntry = path.join(root, 'node_modules/supergateway/dist/index.js');
 const mcpProxyEntry = path.join(root, 'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
 const cliEntry = path.join(root, 'out/cli.mjs');
-const leanCliEntry = path.join(root, 'out/bench/cli-lean.mjs');
-const leanSource = path.join(root, 'main/gateway/lean-http-transport.ts');
+const sdkCliEntry = path.join(root, 'out/bench/cli-sdk-transport.mjs');
 
 // ---- process bookkeeping: everything we start is killed at the end ----------------------------
 
@@ -311,17 +311,11 @@ function httpChildTarget(makeArgs, urlPath = '/mcp') {
 
 const everythingCmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(everythingEntry)} stdio`;
 
-const leanAvailable = existsSync(leanSource);
 const TARGETS = [
   { id: 'direct', label: 'direct stdio (server-everything)', start: stdioTarget(process.execPath, [everythingEntry, 'stdio'], true) },
-  { id: 'gw-http', label: 'gateway HTTP, SDK transport, audit on', start: gatewayHttpTarget(cliEntry, true) },
-  { id: 'gw-http-noaudit', label: 'gateway HTTP, SDK transport, audit off', start: gatewayHttpTarget(cliEntry, false) },
-  ...(leanAvailable
-    ? [
-        { id: 'gw-lean', label: 'gateway HTTP, lean transport, audit on', start: gatewayHttpTarget(leanCliEntry, true) },
-        { id: 'gw-lean-noaudit', label: 'gateway HTTP, lean transport, audit off', start: gatewayHttpTarget(leanCliEntry, false) },
-      ]
-    : []),
+  { id: 'gw-http', label: 'gateway HTTP (lean transport), audit on', start: gatewayHttpTarget(cliEntry, true) },
+  { id: 'gw-http-noaudit', label: 'gateway HTTP (lean transport), audit off', start: gatewayHttpTarget(cliEntry, false) },
+  { id: 'gw-sdk', label: 'gateway HTTP, SDK transport instead, audit on', start: gatewayHttpTarget(sdkCliEntry, true) },
   { id: 'gw-stdio', label: 'gateway stdio, audit on', start: gatewayStdioTarget(true) },
   { id: 'gw-stdio-noaudit', label: 'gateway stdio, audit off', start: gatewayStdioTarget(false) },
   {
@@ -446,8 +440,7 @@ function aims(results) {
     line(sg && r.cps >= 1.5 * sg.cps, `${name}: ${f(r.cps, 0)} calls/s ≥ 1.5× supergateway (${f(1.5 * sg?.cps, 0)})`);
     line(r.hwmMb < 100, `${name}: peak RSS ${f(r.hwmMb, 1)} MB < 100 MB`);
   };
-  httpAims('gw-http', 'gateway HTTP (SDK transport, audit on)');
-  httpAims('gw-lean', 'gateway HTTP (lean transport, audit on)');
+  httpAims('gw-http', 'gateway HTTP (lean transport, audit on)');
   const s = results.get('gw-stdio');
   if (s) {
     line(direct && s.p50 <= 1.5 * direct.p50, `gateway stdio (audit on): p50 ${f(s.p50, 3)} ms ≤ 1.5× direct stdio (${f(1.5 * direct?.p50, 3)} ms)`);
@@ -457,37 +450,30 @@ function aims(results) {
   return lines.join('\n');
 }
 
-async function buildLeanCli() {
-  const shim = path.join(root, 'bench/lean-shim.ts');
+async function buildSdkTransportCli() {
+  const shim = path.join(root, 'bench/sdk-transport-shim.ts');
   const endpoint = path.join(root, 'main/gateway/http-endpoint.ts');
   await build({
+    ...hostBundleOptions,
     absWorkingDir: root,
-    entryPoints: { 'cli-lean': 'main/cli/index.ts' },
+    entryPoints: { 'cli-sdk-transport': 'main/cli/index.ts' },
     outdir: 'out/bench',
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    sourcemap: 'linked',
     logLevel: 'warning',
-    banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
     plugins: [
       {
-        name: 'lean-transport',
+        name: 'sdk-transport',
         setup(b) {
-          b.onResolve({ filter: /^@modelcontextprotocol\/sdk\/server\/streamableHttp\.js$/ }, (a) => (a.importer === endpoint ? { path: shim } : undefined));
+          b.onResolve({ filter: /^\.\/lean-http-transport$/ }, (a) => (a.importer === endpoint ? { path: shim } : undefined));
         },
       },
     ],
   });
-  if (!readFileSync(leanCliEntry, 'utf8').includes('LeanStreamableHTTPServerTransport')) throw new Error('lean build did not pick up the lean transport');
+  if (!readFileSync(sdkCliEntry, 'utf8').includes('@modelcontextprotocol/sdk/server/streamableHttp.js')) throw new Error('the SDK-transport build did not pick up the SDK transport');
 }
 
 async function main() {
   if (!existsSync(cliEntry)) throw new Error(`${cliEntry} missing: run node scripts/build.mjs (npm run bench does)`);
-  if (leanAvailable) await buildLeanCli();
+  await buildSdkTransportCli();
   const only = opts.only ? new Set(opts.only.split(',')) : undefined;
   const targets = TARGETS.filter((t) => !only || only.has(t.id));
   const results = new Map();

@@ -4,6 +4,7 @@
 // (better-sqlite3, node-pty) must be loaded from node_modules, never bundled.
 // `--main-only` skips the renderer (what a host-only change needs).
 import { build } from 'esbuild';
+import { hostBundleOptions } from './esbuild-options.mjs';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -20,23 +21,16 @@ const entryPoints = Object.fromEntries(
 );
 
 await build({
+  ...hostBundleOptions,
   absWorkingDir: root,
   entryPoints,
   outdir: 'out',
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
   // Each subcommand (and what only it imports) is its own chunk, loaded on use: the stdio
   // gateway does not pay for the web shell, the UI API or the pty backend.
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  packages: 'external',
   sourcemap: 'linked',
   logLevel: 'warning',
-  // esm output that still lets bundled code use require() for CommonJS-only paths.
-  banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
 });
 
 // The Electron shell: main process and preload, both CommonJS. A sandboxed preload may only

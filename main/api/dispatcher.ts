@@ -137,7 +137,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       let launch: Launch;
       try {
         // Every launch from a window serves Streamable HTTP on a free port, so an agent can connect.
-        launch = await host.launch(input.ref, { toolSurface: input.toolSurface, httpPort: 0, kind: shell === 'web' ? 'serve' : 'launch' });
+        launch = await host.launch(input.ref, { toolSurface: input.toolSurface, httpPort: 0, kind: shell === 'web' ? 'serve' : 'launch', startAgent: true });
       } catch (err) {
         // A refused profile keeps its file:line:col text, exactly as the CLI prints it.
         if (err instanceof ProfileError) throw new HostApiError(err.message);

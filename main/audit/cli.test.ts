@@ -1,54 +1,27 @@
 // `gatehouse audit …` as a user runs it: the bundled CLI (the real dispatcher in
 // main/cli/index.ts and the real audit command) in a child process, against a database
-// this test filled. The bundle is built here with the same esbuild settings as
-// scripts/build.mjs, into this test's own temp dir: out/ is shared with every other build,
-// and the sibling subcommands are stubbed so this test does not fail because another
-// command is half-written (`npm run build` in `npm test` checks that the whole CLI links).
+// this test filled. The bundle is private (tests/support/build.ts): out/ is shared with
+// every other build.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { build, type Plugin } from 'esbuild';
+import { buildTestBundle, type TestBundle } from '../../tests/support/build';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SCHEMA_VERSION } from './migrations';
 import { auditDbFile } from './store';
 import { T0, event, openTestStore, removeDir, stderrLine, tempDir } from './test-support';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 let work: string;
 let cli: string;
 let data: string;
 
-const stubOtherCommands: Plugin = {
-  name: 'stub-other-commands',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/[a-z-]+-command$/ }, (args) =>
-      args.path === './audit-command' ? { path: path.join(args.resolveDir, 'audit-command.ts') } : { path: args.path, namespace: 'stub' },
-    );
-    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'export async function run() { return 70; }', loader: 'js' }));
-  },
-};
+let bundle: TestBundle;
 
 beforeAll(async () => {
   work = tempDir();
-  // The bundle keeps npm packages external (better-sqlite3 is native): give it node_modules.
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(work, 'node_modules'), 'dir');
-  await build({
-    absWorkingDir: root,
-    entryPoints: { cli: 'main/cli/index.ts' },
-    outdir: work,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'silent',
-    banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
-    plugins: [stubOtherCommands],
-  });
-  cli = path.join(work, 'cli.mjs');
+  bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'audit-cli-test');
+  cli = bundle.entry('cli');
 
   data = path.join(work, 'data');
   const { store } = openTestStore(data, { flushIntervalMs: 60_000 });
@@ -67,7 +40,10 @@ beforeAll(async () => {
   store.close();
 }, 60_000);
 
-afterAll(() => removeDir(work));
+afterAll(() => {
+  removeDir(work);
+  bundle?.cleanup();
+});
 
 function gh(...args: string[]): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [cli, 'audit', ...args, '--data-dir', data], { encoding: 'utf8', env: { ...process.env, GATEHOUSE_DATA_DIR: '' } });

@@ -1,9 +1,9 @@
 // `gatehouse gateway --profile P`: a governed MCP server over stdio (or `--http PORT`) for
 // hosts that launch servers themselves. stdout carries protocol bytes only; banner and logs
 // go to stderr; --quiet silences them.
-import { parseArgs } from 'node:util';
 import { Host } from '../host';
-import { ProfileError } from '../profiles/profile-error';
+import { parseArgs } from 'node:util';
+import { HELP, parseCommandArgs, parsePort, parseSurface, resolveForCommand, usageError, UsageExit } from './args';
 import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
 import { startStdioEndpoint } from '../gateway/stdio-endpoint';
 import { formatStatus, installShutdown } from './host-lifecycle';
@@ -12,46 +12,27 @@ const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--too
                          [--data-dir DIR] [--no-audit] [--quiet]`;
 
 export async function run(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = parseCommandArgs('gateway', USAGE, () =>
+    parseArgs({
       args: argv,
+      strict: true,
       options: {
+        ...HELP,
         profile: { type: 'string', short: 'p' },
         http: { type: 'string' },
         'tool-surface': { type: 'string' },
         'data-dir': { type: 'string' },
         'no-audit': { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
       },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`gatehouse gateway: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    process.stderr.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (!args.profile) {
-    process.stderr.write(`gatehouse gateway: --profile is required\n${USAGE}\n`);
-    return 2;
-  }
-  const surface = args['tool-surface'];
-  if (surface !== undefined && !['friendly', 'canonical', 'both'].includes(surface)) {
-    process.stderr.write(`gatehouse gateway: --tool-surface must be friendly, canonical or both, got '${surface}'\n`);
-    return 2;
-  }
-  let httpPort: number | undefined;
-  if (args.http !== undefined) {
-    httpPort = Number(args.http);
-    if (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65535) {
-      process.stderr.write(`gatehouse gateway: --http must be a port number, got '${args.http}'\n`);
-      return 2;
-    }
-  }
+    }).values,
+  );
+  if (args instanceof UsageExit) return args.code;
+  if (!args.profile) return usageError('gateway', USAGE, '--profile is required').code;
+  const surface = parseSurface('gateway', args['tool-surface']);
+  if (surface instanceof UsageExit) return surface.code;
+  const httpPort = args.http === undefined ? undefined : parsePort('gateway', 'http', args.http);
+  if (httpPort instanceof UsageExit) return httpPort.code;
   const quiet = !!args.quiet;
   const log = (line: string) => {
     if (!quiet) process.stderr.write(`${line}\n`);
@@ -59,14 +40,8 @@ export async function run(argv: string[]): Promise<number> {
 
   const host = new Host({ dataDir: args['data-dir'], audit: !args['no-audit'] });
   const shutdown = installShutdown(host, log);
-  let profile;
-  try {
-    profile = host.resolve(args.profile);
-  } catch (err) {
-    process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse gateway: ${(err as Error).message}`}\n`);
-    await host.shutdown('profile refused');
-    return 1;
-  }
+  const profile = await resolveForCommand(host, 'gateway', args.profile);
+  if (profile instanceof UsageExit) return profile.code;
   host.on('server-status', (_l, s) => log(formatStatus(s)));
   // Approvals: a terminal we can ask on (never stdin/stdout, which carry protocol), else none,
   // and then APPROVAL fails closed with a clear reason.
@@ -75,7 +50,7 @@ export async function run(argv: string[]): Promise<number> {
   log(`gatehouse gateway: profile '${profile.name}', ${tty ? 'approvals on this terminal' : 'no approver attached (calls that need approval are denied)'}`);
 
   const launch = await host.launch(profile, {
-    toolSurface: surface as 'friendly' | 'canonical' | 'both' | undefined,
+    toolSurface: surface,
     httpPort,
     kind: 'gateway',
   });

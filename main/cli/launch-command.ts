@@ -3,7 +3,7 @@
 // Ctrl-C, then shut everything down cleanly.
 import { parseArgs } from 'node:util';
 import { Host } from '../host';
-import { ProfileError } from '../profiles/profile-error';
+import { HELP, parseCommandArgs, parsePort, parseSurface, resolveForCommand, usageError, UsageExit } from './args';
 import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
 import { formatStatus, installShutdown } from './host-lifecycle';
 import { spawn } from 'node:child_process';
@@ -50,11 +50,12 @@ const USAGE = `usage: gatehouse launch --profile NAME|FILE [--port N] [--no-http
             (the agent owns it) and fail closed.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = parseCommandArgs('launch', USAGE, () =>
+    parseArgs({
       args: argv,
+      strict: true,
       options: {
+        ...HELP,
         profile: { type: 'string', short: 'p' },
         port: { type: 'string' },
         'no-http': { type: 'boolean' },
@@ -63,46 +64,23 @@ export async function run(argv: string[]): Promise<number> {
         'no-approver': { type: 'boolean' },
         agent: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
       },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`gatehouse launch: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    process.stderr.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (!args.profile) {
-    process.stderr.write(`gatehouse launch: --profile is required\n${USAGE}\n`);
-    return 2;
-  }
-  const surface = args['tool-surface'];
-  if (surface !== undefined && !['friendly', 'canonical', 'both'].includes(surface)) {
-    process.stderr.write(`gatehouse launch: --tool-surface must be friendly, canonical or both, got '${surface}'\n`);
-    return 2;
-  }
-  const port = args.port === undefined ? 0 : Number(args.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`gatehouse launch: --port must be a port number, got '${args.port}'\n`);
-    return 2;
-  }
+    }).values,
+  );
+  if (args instanceof UsageExit) return args.code;
+  if (!args.profile) return usageError('launch', USAGE, '--profile is required').code;
+  const surface = parseSurface('launch', args['tool-surface']);
+  if (surface instanceof UsageExit) return surface.code;
+  const port = args.port === undefined ? 0 : parsePort('launch', 'port', args.port);
+  if (port instanceof UsageExit) return port.code;
   const log = (line: string) => {
     if (!args.quiet) process.stderr.write(`${line}\n`);
   };
 
   const host = new Host({ dataDir: args['data-dir'] });
   const shutdown = installShutdown(host, log);
-  let profile;
-  try {
-    profile = host.resolve(args.profile);
-  } catch (err) {
-    process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse launch: ${(err as Error).message}`}\n`);
-    await host.shutdown('profile refused');
-    return 1;
-  }
+  const profile = await resolveForCommand(host, 'launch', args.profile);
+  if (profile instanceof UsageExit) return profile.code;
   host.on('server-status', (_launch, s) => log(formatStatus(s)));
   if (args.agent && !profile.agent) {
     process.stderr.write(`gatehouse launch: profile '${profile.name}' has no agent section (${profile.file})\n`);
@@ -121,7 +99,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   log(`gatehouse: launching profile '${profile.name}' (${profile.file})`);
   const launch = await host.launch(profile, {
-    toolSurface: surface as 'friendly' | 'canonical' | 'both' | undefined,
+    toolSurface: surface,
     httpPort: args['no-http'] ? undefined : port,
     kind: 'launch',
   });

@@ -9,6 +9,7 @@ import { ProfileError } from '../profiles/profile-error';
 import { createHostApiDispatcher } from '../api/dispatcher';
 import { startWebServer } from '../web/server';
 import { formatStatus, installShutdown } from './host-lifecycle';
+import { HELP, parseCommandArgs, parsePort, UsageExit } from './args';
 
 const USAGE = `usage: gatehouse serve [--port N] [--profile NAME|FILE] [--data-dir DIR] [--quiet]
   --port N        port on 127.0.0.1 (default 0: any free port)
@@ -16,32 +17,22 @@ const USAGE = `usage: gatehouse serve [--port N] [--profile NAME|FILE] [--data-d
   --data-dir DIR  where the audit store lives (default GATEHOUSE_DATA_DIR or $XDG_STATE_HOME/gatehouse)`;
 
 export async function run(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
+  const args = parseCommandArgs('serve', USAGE, () =>
+    parseArgs({
       args: argv,
+      strict: true,
       options: {
+        ...HELP,
         port: { type: 'string' },
         profile: { type: 'string', short: 'p' },
         'data-dir': { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
       },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`gatehouse serve: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    process.stderr.write(`${USAGE}\n`);
-    return 0;
-  }
-  const port = args.port === undefined ? 0 : Number(args.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`gatehouse serve: --port must be a port number, got '${args.port}'\n`);
-    return 2;
-  }
+    }).values,
+  );
+  if (args instanceof UsageExit) return args.code;
+  const port = args.port === undefined ? 0 : parsePort('serve', 'port', args.port);
+  if (port instanceof UsageExit) return port.code;
   const log = (line: string) => {
     if (!args.quiet) process.stderr.write(`${line}\n`);
   };
@@ -65,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
 
   if (args.profile) {
     try {
-      const launch = await host.launch(args.profile, { httpPort: 0, kind: 'serve' });
+      const launch = await host.launch(args.profile, { httpPort: 0, kind: 'serve', startAgent: true });
       const states = launch.statuses();
       log(`gatehouse: launched '${launch.profile.name}': ${states.filter((s) => s.state === 'ready').length} of ${states.length} servers ready`);
       if (launch.endpoint) log(`gatehouse: gateway  ${launch.endpoint.url} (token: Connect → Copy token in the window)`);

@@ -1,34 +1,22 @@
+import { buildTestBundle, type TestBundle } from '../support/build';
 // `gatehouse connect` as a user runs it: printing each client's configuration, and --write
 // merging into an existing file in a temporary HOME without losing entries, with a .bak.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildSync } from 'esbuild';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/supervisor';
 
-let bundle: string;
+// A private bundle (tests/support/build.ts), so this test never races a run rewriting out/cli.mjs.
+let bundle: TestBundle;
 let cli: string;
 beforeAll(() => {
-  bundle = fs.mkdtempSync(path.join(repoRoot, 'out', 'connect-test-'));
-  buildSync({
-    absWorkingDir: repoRoot,
-    entryPoints: { cli: 'main/cli/index.ts' },
-    outdir: bundle,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'silent',
-    banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
-  });
-  cli = path.join(bundle, 'cli.mjs');
+  bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'connect-test');
+  cli = bundle.entry('cli');
 }, 60_000);
-afterAll(() => fs.rmSync(bundle, { recursive: true, force: true }));
+afterAll(() => bundle.cleanup());
 
 const URL = 'http://127.0.0.1:45678/mcp';
 const TOKEN = 'secret-token-value-never-printed';

@@ -1,35 +1,21 @@
+import { buildTestBundle, type TestBundle } from '../support/build';
 // `gatehouse profiles import` as a user runs it: the built CLI in a child process with its own
 // HOME and profiles folder, checked by exit code, stdout and stderr.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildSync } from 'esbuild';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { repoRoot } from '../support/supervisor';
 
-let bundle: string;
+// A private bundle (tests/support/build.ts), so this test never races a run rewriting out/cli.mjs.
+let bundle: TestBundle;
 let cli: string;
 beforeAll(() => {
-  // A private bundle under out/ (appRoot() must find package.json above it), so this test never
-  // races another run rewriting out/cli.mjs.
-  bundle = fs.mkdtempSync(path.join(repoRoot, 'out', 'import-cli-test-'));
-  buildSync({
-    absWorkingDir: repoRoot,
-    entryPoints: { cli: 'main/cli/index.ts' },
-    outdir: bundle,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'silent',
-    banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
-  });
-  cli = path.join(bundle, 'cli.mjs');
+  bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'import-cli-test');
+  cli = bundle.entry('cli');
 }, 60_000);
-afterAll(() => fs.rmSync(bundle, { recursive: true, force: true }));
+afterAll(() => bundle.cleanup());
 
 let tmp: string;
 let env: NodeJS.ProcessEnv;

@@ -5,72 +5,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { buildTestBundle, type TestBundle } from '../support/build';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const profilesDir = path.join(root, 'workspace-profiles');
 
 let cli: string;
-let privateBuild: string | undefined;
+let bundle: TestBundle;
 
-beforeAll(async () => {
-  // `npm test` builds before vitest: use that out/cli.mjs when it is newer than every source.
-  // Otherwise bundle the same entry privately rather than rewrite out/ under other tests'
-  // feet, stubbing sibling subcommands that do not exist yet (only ours is loaded here).
-  const outCli = path.join(root, 'out', 'cli.mjs');
-  if (fs.existsSync(outCli) && fs.statSync(outCli).mtimeMs >= newestSource([path.join(root, 'main'), path.join(root, 'common')])) {
-    cli = outCli;
-    return;
-  }
-  fs.mkdirSync(path.join(root, 'out'), { recursive: true });
-  privateBuild = fs.mkdtempSync(path.join(root, 'out', 'profiles-cli-test-'));
-  const stubMissing: Plugin = {
-    name: 'stub-missing-commands',
-    setup(b) {
-      b.onResolve({ filter: /^\.\/[a-z-]+-command$/ }, (args) => {
-        const file = path.join(args.resolveDir, `${args.path}.ts`);
-        return fs.existsSync(file) ? undefined : { path: args.path, namespace: 'stub-command' };
-      });
-      b.onLoad({ filter: /.*/, namespace: 'stub-command' }, (args) => ({
-        contents: `export async function run() { throw new Error('${args.path} is a stub in this test bundle'); }`,
-        loader: 'js',
-      }));
-    },
-  };
-  await build({
-    absWorkingDir: root,
-    entryPoints: { cli: 'main/cli/index.ts' },
-    outdir: privateBuild,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'silent',
-    plugins: [stubMissing],
-    banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
-  });
-  cli = path.join(privateBuild, 'cli.mjs');
+// A private bundle (tests/support/build.ts), so this test never races a run rewriting out/.
+beforeAll(() => {
+  bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'profiles-cli-test');
+  cli = bundle.entry('cli');
 }, 60_000);
 
-function newestSource(dirs: string[]): number {
-  let newest = 0;
-  for (const d of dirs) {
-    if (!fs.existsSync(d)) continue;
-    for (const f of fs.readdirSync(d, { recursive: true, encoding: 'utf8' })) {
-      if (!f.endsWith('.ts') || f.endsWith('.test.ts')) continue;
-      // Other people's files come and go while this runs.
-      newest = Math.max(newest, fs.statSync(path.join(d, f), { throwIfNoEntry: false })?.mtimeMs ?? 0);
-    }
-  }
-  return newest;
-}
-
-afterAll(() => {
-  if (privateBuild) fs.rmSync(privateBuild, { recursive: true, force: true });
-});
+afterAll(() => bundle?.cleanup());
 
 let dir: string;
 let userDir: string;

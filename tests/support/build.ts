@@ -3,6 +3,7 @@
 // `npm run build`. Under out/, not /tmp: external npm packages resolve from the repo's
 // node_modules and appRoot() finds package.json above the bundle.
 import { buildSync } from 'esbuild';
+import { hostBundleOptions } from '../../scripts/esbuild-options.mjs';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './supervisor';
@@ -13,22 +14,10 @@ export interface TestBundle {
   cleanup(): void;
 }
 
-export function buildTestBundle(entries: Record<string, string>): TestBundle {
-  const dir = path.join(repoRoot, 'out', `test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+export function buildTestBundle(entries: Record<string, string>, prefix = 'test'): TestBundle {
+  const dir = path.join(repoRoot, 'out', `${prefix}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   mkdirSync(dir, { recursive: true });
-  buildSync({
-    absWorkingDir: repoRoot,
-    entryPoints: entries,
-    outdir: dir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __gh_cr } from 'node:module'; const require = __gh_cr(import.meta.url);" },
-  });
+  buildSync({ ...hostBundleOptions, absWorkingDir: repoRoot, entryPoints: entries, outdir: dir, logLevel: 'warning' });
   return {
     dir,
     entry: (name) => path.join(dir, `${name}.mjs`),
