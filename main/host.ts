@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { compilePolicy } from './policy/engine';
 import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
+import { DEFAULT_RETENTION } from './audit/retention';
+import type { PruneOptions } from './audit/types';
 import { loadProfileFile } from './profiles/loader';
 import { resolveProfile } from './profiles/resolve';
 import { defaultProfileDirs, findProfile } from './profiles/registry';
@@ -42,6 +44,29 @@ export interface LaunchOptions {
   /** Start the profile's agent in a terminal when it has one with `autostart` (needs httpPort). */
   startAgent?: boolean;
   kind?: 'launch' | 'gateway' | 'serve';
+}
+
+/**
+ * Audit retention, configurable without code: GATEHOUSE_AUDIT_MAX_AGE_DAYS,
+ * GATEHOUSE_AUDIT_MAX_MESSAGES and GATEHOUSE_AUDIT_MAX_STDERR_LINES override the defaults
+ * (30 days, 1M messages); `0` for the age turns pruning by age off.
+ */
+export function retentionFromEnv(env: NodeJS.ProcessEnv): PruneOptions {
+  const num = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
+    return n;
+  };
+  const out: PruneOptions = { ...DEFAULT_RETENTION };
+  const age = num('GATEHOUSE_AUDIT_MAX_AGE_DAYS');
+  const messages = num('GATEHOUSE_AUDIT_MAX_MESSAGES');
+  const stderr = num('GATEHOUSE_AUDIT_MAX_STDERR_LINES');
+  if (age !== undefined) out.maxAgeDays = age === 0 ? undefined : age;
+  if (messages !== undefined) out.maxMessages = messages;
+  if (stderr !== undefined) out.maxStderrLines = stderr;
+  return out;
 }
 
 export class Launch {
@@ -90,7 +115,7 @@ export class Host extends EventEmitter<HostEvents> {
     this.dataDir = opts.dataDir ?? defaultDataDir(this.env);
     this.secrets = opts.secrets ?? new EnvSecretProvider(this.env);
     if (opts.audit !== false) {
-      this.audit = openAuditStore({ dataDir: this.dataDir });
+      this.audit = openAuditStore({ dataDir: this.dataDir, retention: retentionFromEnv(this.env) });
       const writer = this.audit.writer;
       // The audit writer drains the buses in batches; the protocol path never waits for it.
       this.unsubscribe.push(this.tap.subscribe((batch) => writer.trafficBatch(batch)));
