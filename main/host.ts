@@ -33,6 +33,8 @@ export interface HostOptions {
   /** Shutdown grace periods handed to every server. */
   stdinGraceMs?: number;
   termGraceMs?: number;
+  /** The approvals broker (default a plain ApprovalBroker); the gateway command passes a relaying one. */
+  broker?: ApprovalBroker;
 }
 
 export interface LaunchOptions {
@@ -98,7 +100,7 @@ type HostEvents = {
 export class Host extends EventEmitter<HostEvents> {
   readonly tap = new TrafficTap();
   readonly stderrBus = new StderrBus();
-  readonly broker = new ApprovalBroker();
+  readonly broker: ApprovalBroker;
   readonly dataDir: string;
   readonly audit: AuditStore | undefined;
   readonly launches = new Map<string, Launch>();
@@ -112,6 +114,7 @@ export class Host extends EventEmitter<HostEvents> {
   constructor(private readonly opts: HostOptions = {}) {
     super();
     this.env = opts.env ?? process.env;
+    this.broker = opts.broker ?? new ApprovalBroker();
     this.dataDir = opts.dataDir ?? defaultDataDir(this.env);
     this.secrets = opts.secrets ?? new EnvSecretProvider(this.env);
     if (opts.audit !== false) {

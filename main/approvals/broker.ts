@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { actionFingerprint } from '../policy/fingerprint';
 import type { ToolAnnotations } from '../policy/types';
+import { acceptAnswer, questionChoice, type QuestionKind } from './questions';
 
 export type ApprovalKind = 'tool' | 'sampling' | 'elicitation';
 
@@ -34,6 +35,13 @@ export interface ApprovalRequest {
    * this session" grant, since they look the same once redacted.
    */
   fingerprint?: string;
+  /**
+   * What a person is asked to answer (sampling and elicitation through `ask`): the server's
+   * `elicitation/create` or `sampling/createMessage` params, redacted. Absent for approvals.
+   */
+  question?: unknown;
+  /** Canonical name of the tool call that caused a server→client request, when known. */
+  triggerTool?: string;
 }
 
 export interface PendingApproval extends Omit<ApprovalRequest, 'fingerprint' | 'kind'> {
@@ -56,14 +64,33 @@ export interface ApprovalOutcome {
   reason: string;
 }
 
-export type ApprovalChoice = 'allow_once' | 'allow_session' | 'allow_tool_session' | 'deny';
+export type ApprovalChoice = 'allow_once' | 'allow_session' | 'allow_tool_session' | 'deny' | 'accept' | 'decline' | 'cancel';
 
 export interface ApprovalAnswer {
   choice: ApprovalChoice;
   /** Who answered: 'tty', 'ui', a user name… */
   by: string;
   note?: string;
+  /**
+   * A question's answer (accepted only): elicitation form content (field values); sampling
+   * `{text}`, the assistant's reply. See questions.ts.
+   */
+  content?: unknown;
 }
+
+/** A question for a person: the kind says how it is answered, `question` what is asked. */
+export interface AskRequest extends Omit<ApprovalRequest, 'kind' | 'question'> {
+  kind: QuestionKind;
+  question: unknown;
+}
+
+/**
+ * The person's answer as the protocol result the server gets (elicitation `{action: 'accept',
+ * content?}`, sampling a CreateMessageResult), or why there is none.
+ */
+export type AskResult =
+  | { answered: true; by: string; content: Record<string, unknown> }
+  | { answered: false; how: 'declined' | 'cancelled' | 'timeout' | 'no_approver'; by?: string; reason: string };
 
 export type ApprovalEvent =
   | { type: 'requested'; request: PendingApproval }
@@ -81,6 +108,15 @@ interface Entry {
   resolve: (outcome: ApprovalOutcome) => void;
   timer?: ReturnType<typeof setTimeout>;
   cleanup: () => void;
+  /** Set for a question (`ask`): answered with content, never by a grant. */
+  ask?: AskState;
+}
+
+interface AskState {
+  kind: QuestionKind;
+  question: unknown;
+  /** The protocol result, set by an accepted answer just before the entry settles. */
+  result?: Record<string, unknown>;
 }
 
 interface Grants {
@@ -95,6 +131,8 @@ export interface ApprovalBrokerOptions {
   now?: () => number;
   /** Where a throwing event listener's error goes (listeners never break the broker). */
   onListenerError?: (err: unknown) => void;
+  /** The reason given when no approver is attached (default NO_APPROVER_REASON). */
+  noApproverReason?: string;
 }
 
 export class ApprovalBroker {
@@ -102,12 +140,15 @@ export class ApprovalBroker {
   private readonly grants = new Map<string, Grants>(); // grant scope → grants
   private readonly listeners = new Set<(e: ApprovalEvent) => void>();
   private readonly attached = new Set<Approver>();
+  private readonly approverListeners = new Set<(count: number) => void>();
   private readonly now: () => number;
   private readonly onListenerError: (err: unknown) => void;
+  private readonly noApproverReason: string;
 
   constructor(options: ApprovalBrokerOptions = {}) {
     this.now = options.now ?? Date.now;
     this.onListenerError = options.onListenerError ?? (() => {});
+    this.noApproverReason = options.noApproverReason ?? NO_APPROVER_REASON;
   }
 
   /** Resolves with the outcome; never rejects. */
@@ -129,7 +170,7 @@ export class ApprovalBroker {
     if (opts.signal?.aborted) return settleNow(cancelledOutcome());
     const grant = this.findGrant(grantScope, request);
     if (grant) return settleNow(grant);
-    if (this.attached.size === 0) return settleNow({ approved: false, how: 'no_approver', reason: NO_APPROVER_REASON });
+    if (this.attached.size === 0) return settleNow({ approved: false, how: 'no_approver', reason: this.noApproverReason });
 
     return new Promise<ApprovalOutcome>((resolve) => {
       const onAbort = () => this.settle(request.id, cancelledOutcome());
@@ -144,10 +185,58 @@ export class ApprovalBroker {
       };
       this.queue.set(request.id, entry);
       entry.timer = setTimeout(
-        () => this.settle(request.id, { approved: false, how: 'timeout', reason: `no answer within ${seconds(timeoutMs)}s` }),
+        () => this.settle(request.id, timeoutOutcome(timeoutMs)),
         timeoutMs,
       );
       // Only a shutdown should keep the process alive, never a forgotten prompt.
+      entry.timer.unref?.();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      this.emit({ type: 'requested', request });
+    });
+  }
+
+  /**
+   * Asks a person a question (a server's sampling or elicitation request no connected client
+   * can answer). Shares the queue, ids, timeouts and events with `request`; remembered grants
+   * never answer a question. Resolves (never rejects) with the answer, or with why there is
+   * none: declined or cancelled by the person, cancelled by the caller, timeout (unanswered =
+   * decline), or no approver attached (fail closed).
+   */
+  ask(req: AskRequest, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<AskResult> {
+    const createdAt = this.now();
+    const timeoutMs = Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0 ? opts.timeoutMs : 0;
+    const { fingerprint: given, kind, ...rest } = req;
+    const request: PendingApproval = { ...rest, id: newId(), kind, createdAt, expiresAt: createdAt + timeoutMs };
+    const fingerprint = given ?? tryFingerprint(req.tool, req.args);
+    if (fingerprint !== undefined) request.fingerprint = fingerprint;
+    const state: AskState = { kind, question: req.question };
+    const toResult = (outcome: ApprovalOutcome): AskResult => {
+      if (outcome.approved && state.result) return { answered: true, by: outcome.by ?? 'unknown', content: state.result };
+      const how = outcome.how === 'cancelled' || outcome.how === 'timeout' || outcome.how === 'no_approver' ? outcome.how : 'declined';
+      return { answered: false, how, ...(outcome.by !== undefined ? { by: outcome.by } : {}), reason: outcome.reason };
+    };
+    const settleNow = (outcome: ApprovalOutcome): Promise<AskResult> => {
+      this.emit({ type: 'requested', request });
+      this.emit({ type: 'resolved', request, outcome });
+      return Promise.resolve(toResult(outcome));
+    };
+    if (opts.signal?.aborted) return settleNow(cancelledOutcome());
+    if (this.attached.size === 0) return settleNow({ approved: false, how: 'no_approver', reason: this.noApproverReason });
+
+    return new Promise<AskResult>((resolve) => {
+      const onAbort = () => this.settle(request.id, cancelledOutcome());
+      const entry: Entry = {
+        request,
+        grantScope: scopeKey(req.session, req.agentSession),
+        ask: state,
+        resolve: (outcome) => resolve(toResult(outcome)),
+        cleanup: () => {
+          if (entry.timer) clearTimeout(entry.timer);
+          opts.signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      this.queue.set(request.id, entry);
+      entry.timer = setTimeout(() => this.settle(request.id, timeoutOutcome(timeoutMs)), timeoutMs);
       entry.timer.unref?.();
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       this.emit({ type: 'requested', request });
@@ -169,6 +258,7 @@ export class ApprovalBroker {
     if (!entry || !answer || typeof answer.by !== 'string') return false;
     const by = answer.by;
     const note = typeof answer.note === 'string' && answer.note.trim() ? `: ${answer.note.replace(/\s+/g, ' ').trim()}` : '';
+    if (entry.ask) return this.answerQuestion(id, entry.ask, answer, by, note);
     const { request } = entry;
     switch (answer.choice) {
       case 'allow_once':
@@ -191,6 +281,33 @@ export class ApprovalBroker {
       default:
         return false;
     }
+  }
+
+  /**
+   * The remembered grant that would answer `req` now, if any (what `request()` checks first).
+   * Lets a broker subclass decide before asking elsewhere (the approvals relay).
+   */
+  grantFor(req: ApprovalRequest): ApprovalOutcome | undefined {
+    const { kind = 'tool', tool } = req;
+    const fingerprint = req.fingerprint ?? tryFingerprint(req.tool, req.args);
+    return this.findGrant(scopeKey(req.session, req.agentSession), { kind, tool, fingerprint });
+  }
+
+  /**
+   * Remembers a grant made elsewhere (a window answered through the approvals relay) exactly as
+   * `answer()` would have: `session` binds the action's fingerprint (nothing without one),
+   * `tool_session` the tool. Identical requests waiting here are settled by it.
+   */
+  remember(req: ApprovalRequest, how: 'session' | 'tool_session', by: string): void {
+    const { kind = 'tool', tool } = req;
+    const scope = scopeKey(req.session, req.agentSession);
+    if (how === 'tool_session') this.bucket(scope).tools.set(toolKey({ kind, tool }), by);
+    else {
+      const fingerprint = req.fingerprint ?? tryFingerprint(req.tool, req.args);
+      if (fingerprint === undefined) return;
+      this.bucket(scope).actions.set(fingerprint, by);
+    }
+    this.settleGranted(scope);
   }
 
   /** Forget the grants of one agent session (it ended, or a person revoked them). */
@@ -219,13 +336,49 @@ export class ApprovalBroker {
     // Each attachment is its own token, so two approvers with the same name detach separately.
     const token: Approver = { name: approver.name };
     this.attached.add(token);
+    this.approversChanged();
     return () => {
-      this.attached.delete(token);
+      if (this.attached.delete(token)) this.approversChanged();
     };
+  }
+
+  /** Called with the number of attached approvers whenever one attaches or detaches. */
+  onApproversChange(fn: (count: number) => void): () => void {
+    this.approverListeners.add(fn);
+    return () => {
+      this.approverListeners.delete(fn);
+    };
+  }
+
+  private approversChanged(): void {
+    for (const fn of [...this.approverListeners]) {
+      try {
+        fn(this.attached.size);
+      } catch (err) {
+        try {
+          this.onListenerError(err);
+        } catch {}
+      }
+    }
   }
 
   approvers(): string[] {
     return [...this.attached].map((a) => a.name);
+  }
+
+  /** accept (or allow_once) with valid content, decline (or deny), cancel (elicitation only). */
+  private answerQuestion(id: string, ask: AskState, answer: ApprovalAnswer, by: string, note: string): boolean {
+    const choice = questionChoice(answer.choice);
+    if (!choice) return false;
+    if (choice === 'accept') {
+      const check = acceptAnswer(ask.kind, ask.question, answer.content);
+      if (!check.ok) return false;
+      ask.result = check.result;
+      // Outcomes keep the approval words (events, audit, relays): answered = once, declined = denied.
+      return this.settle(id, { approved: true, how: 'once', by, reason: `answered by ${by}${note}` });
+    }
+    if (choice === 'cancel' && ask.kind === 'elicitation') return this.settle(id, { approved: false, how: 'cancelled', by, reason: `cancelled by ${by}${note}` });
+    return this.settle(id, { approved: false, how: 'denied', by, reason: `declined by ${by}${note}` });
   }
 
   private settle(id: string, outcome: ApprovalOutcome): boolean {
@@ -241,13 +394,13 @@ export class ApprovalBroker {
   /** A fresh grant also answers identical requests already waiting (parallel calls of one action). */
   private settleGranted(scope: string): void {
     for (const entry of [...this.queue.values()]) {
-      if (entry.grantScope !== scope) continue;
+      if (entry.grantScope !== scope || entry.ask) continue;
       const outcome = this.findGrant(scope, entry.request);
       if (outcome) this.settle(entry.request.id, outcome);
     }
   }
 
-  private findGrant(scope: string, request: PendingApproval): ApprovalOutcome | undefined {
+  private findGrant(scope: string, request: Pick<PendingApproval, 'kind' | 'tool' | 'fingerprint'>): ApprovalOutcome | undefined {
     const grants = this.grants.get(scope);
     if (!grants) return undefined;
     const byTool = grants.tools.get(toolKey(request));
@@ -293,7 +446,12 @@ function tryFingerprint(tool: string, args: unknown): string | undefined {
   }
 }
 
-function cancelledOutcome(): ApprovalOutcome {
+/** What a request that nobody answered in time resolves with. */
+export function timeoutOutcome(timeoutMs: number): ApprovalOutcome {
+  return { approved: false, how: 'timeout', reason: `no answer within ${seconds(timeoutMs)}s` };
+}
+
+export function cancelledOutcome(): ApprovalOutcome {
   return { approved: false, how: 'cancelled', reason: 'the call was cancelled before anyone answered' };
 }
 

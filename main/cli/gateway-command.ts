@@ -7,6 +7,9 @@ import { HELP, parseCommandArgs, parsePort, parseSurface, resolveForCommand, usa
 import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
 import { startStdioEndpoint } from '../gateway/stdio-endpoint';
 import { formatStatus, installShutdown } from './host-lifecycle';
+import { dataDir as defaultDataDir } from '../paths';
+import { RelayClient, RelayingApprovalBroker } from '../approvals/relaying-broker';
+import { relaySocketPath } from '../approvals/relay-wire';
 
 const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--tool-surface friendly|canonical|both]
                          [--data-dir DIR] [--no-audit] [--quiet]`;
@@ -38,16 +41,26 @@ export async function run(argv: string[]): Promise<number> {
     if (!quiet) process.stderr.write(`${line}\n`);
   };
 
-  const host = new Host({ dataDir: args['data-dir'], audit: !args['no-audit'] });
+  // The same data dir the Host uses: a Gatehouse window of that dir relays approvals for us.
+  const dataDir = args['data-dir'] ?? defaultDataDir(process.env);
+  const socketPath = relaySocketPath(dataDir);
+  const relay = new RelayClient({ socketPath, profile: args.profile, log });
+  const broker = new RelayingApprovalBroker(relay);
+  const host = new Host({ dataDir, audit: !args['no-audit'], broker });
   const shutdown = installShutdown(host, log);
   const profile = await resolveForCommand(host, 'gateway', args.profile);
   if (profile instanceof UsageExit) return profile.code;
   host.on('server-status', (_l, s) => log(formatStatus(s)));
-  // Approvals: a terminal we can ask on (never stdin/stdout, which carry protocol), else none,
-  // and then APPROVAL fails closed with a clear reason.
+  // Approvals: a terminal we can ask on (never stdin/stdout, which carry protocol); else the
+  // Gatehouse window of this data dir, through its approvals relay (reconnecting, since the
+  // window may start later); else APPROVAL fails closed with a reason that says how to fix it.
   const tty = openControllingTty();
   if (tty) attachTtyApprover(host.broker, { input: tty.input, output: tty.output });
-  log(`gatehouse gateway: profile '${profile.name}', ${tty ? 'approvals on this terminal' : 'no approver attached (calls that need approval are denied)'}`);
+  else {
+    relay.start();
+    await relay.ready();
+  }
+  log(`gatehouse gateway: profile '${profile.name}', ${approvalsRoute(broker, socketPath)}`);
 
   const launch = await host.launch(profile, {
     toolSurface: surface,
@@ -70,4 +83,17 @@ export async function run(argv: string[]): Promise<number> {
   await endpoint.closed;
   await shutdown('client closed stdin');
   return 0;
+}
+
+function approvalsRoute(broker: RelayingApprovalBroker, socketPath: string): string {
+  switch (broker.route()) {
+    case 'local':
+      return 'approvals on this terminal';
+    case 'relay':
+      return `approvals go to the Gatehouse window (via ${socketPath})`;
+    default:
+      return broker.relay.connected()
+        ? 'the Gatehouse window has no approver open: calls that need approval are denied until one is'
+        : `no approver attached: calls that need approval are denied until a Gatehouse window runs with this data directory (${socketPath})`;
+  }
 }

@@ -10,6 +10,7 @@ import { createHostApiDispatcher } from '../api/dispatcher';
 import { startWebServer } from '../web/server';
 import { formatStatus, installShutdown } from './host-lifecycle';
 import { HELP, parseCommandArgs, parsePort, UsageExit } from './args';
+import { startApprovalRelay } from '../approvals/relay-server';
 
 const USAGE = `usage: gatehouse serve [--port N] [--profile NAME|FILE] [--data-dir DIR] [--quiet]
   --port N        port on 127.0.0.1 (default 0: any free port)
@@ -52,6 +53,11 @@ export async function run(argv: string[]): Promise<number> {
     },
   });
   log(`gatehouse: serving the app on ${web.origin} (data in ${host.dataDir}); press Ctrl-C to stop`);
+  // `gatehouse gateway` processes of this data dir send their approvals to this window.
+  const relay = await startApprovalRelay(host, { log });
+  if (relay.path) log(`gatehouse: approvals from gatehouse gateway processes come here (${relay.path})`);
+  // installShutdown ends with process.exit: take the socket file away with us.
+  process.on('exit', () => relay.closeSync());
   host.on('server-status', (_launch, s) => log(formatStatus(s)));
 
   if (args.profile) {
@@ -63,6 +69,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (err) {
       process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse serve: cannot launch '${args.profile}': ${(err as Error).message}`}\n`);
       dispatcher.close();
+      await relay.close();
       await web.close();
       await host.shutdown('profile refused');
       return 1;

@@ -11,11 +11,12 @@
 //  - every IPC sender validated (main frame of our window, on our origin): ipc.ts + sender-policy.ts.
 //  - fuses (run-as-node off, asar integrity on, …): electron-builder.yml.
 import { app, BrowserWindow, Notification, protocol, screen, session, shell, type Session, type WebContents } from 'electron';
-import { promises as fsp } from 'node:fs';
+import { mkdirSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Host } from '../host';
-import { appRoot } from '../paths';
+import { appRoot, dataDir as cliDataDir } from '../paths';
+import { relaySocketPath } from '../approvals/relay-wire';
 import { createHostApiDispatcher, type HostApiDispatcher } from '../api/dispatcher';
 import { ProfileError } from '../profiles/profile-error';
 import { killAllTrackedGroups } from '../supervisor/reaper';
@@ -26,6 +27,7 @@ import { allowNavigation, allowPermission, externalUrl } from './navigation-poli
 import { registerHostApiIpc, type HostApiIpc } from './ipc';
 import { loadWindowState, saveWindowState, type WindowState } from './window-state';
 import { approvalNotificationText } from './approval-notification';
+import { startApprovalRelay, type ApprovalRelay } from '../approvals/relay-server';
 
 /** How long quitting waits for the host to stop its servers before it kills their process groups. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -60,6 +62,8 @@ let host: Host | undefined;
 let dispatcher: HostApiDispatcher | undefined;
 let ipc: HostApiIpc | undefined;
 let mainWindow: BrowserWindow | undefined;
+/** Approvals of `gatehouse gateway` processes of this data dir come to this window (relay-server.ts). */
+let relay: ApprovalRelay | undefined;
 const notifications = new Map<string, Notification>();
 
 if (!app.requestSingleInstanceLock()) {
@@ -80,6 +84,11 @@ async function start(): Promise<void> {
   host.on('approval', notifyApproval);
   createWindow();
   log(`desktop app ready (data in ${host.dataDir})`);
+  // The relay socket lives where `gatehouse gateway` looks by default (GATEHOUSE_DATA_DIR, else
+  // $XDG_STATE_HOME/gatehouse), not in Electron's userData: a gateway started by another MCP host
+  // has no way to know the app's userData folder.
+  mkdirSync(cliDataDir(process.env), { recursive: true, mode: 0o700 });
+  relay = await startApprovalRelay(host, { socketPath: relaySocketPath(cliDataDir(process.env)), log: (line) => process.stderr.write(`${line}\n`) });
 
   const { profile } = cliArgs();
   if (profile) {
@@ -295,6 +304,7 @@ app.on('before-quit', (event) => {
       clearTimeout(timer);
       // Whatever is still tracked (timeout or failure) must not outlive the app.
       killAllTrackedGroups();
+      relay?.closeSync();
       dispatcher?.close();
       ipc?.dispose();
       // exit, not quit: before-quit has already run, and the host is gone.

@@ -1,0 +1,145 @@
+// The approvals relay's wire format: how a `gatehouse gateway` process (started by another MCP
+// host) hands an APPROVAL to a running Gatehouse window and gets the person's answer back.
+//
+// Newline-delimited JSON over a Unix domain socket `<dataDir>/approvals.sock` (a named pipe on
+// Windows), one connection per gateway process, every line validated with zod on both sides.
+//
+//   gateway → window   {type:'hello', pid, profile, version}            first, exactly once
+//                      {type:'request', id, request, timeoutMs}         an APPROVAL to ask about
+//                      {type:'cancel', id}                              the call went away
+//   window → gateway   {type:'welcome', approvers}                      answer to hello
+//                      {type:'approvers', count}                        UI approvers attached/detached
+//                      {type:'outcome', id, outcome}                    the answer (or timeout, cancel…)
+//
+// There is deliberately no message that *answers* a request: see relay-server.ts.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ApprovalOutcome, ApprovalRequest } from './broker';
+
+/** Bumped when a message changes shape; both sides send/expect it in hello. */
+export const RELAY_PROTOCOL_VERSION = '1';
+/** A longer line closes the connection (it cannot be a legitimate message). */
+export const RELAY_MAX_LINE_BYTES = 1024 * 1024;
+/** Requests one connection may have waiting; more are denied at once. */
+export const RELAY_MAX_PENDING = 64;
+export const RELAY_QUEUE_FULL_REASON = 'relay queue full';
+
+const id = z.string().min(1).max(128);
+const shortText = z.string().max(1024);
+
+const ApprovalKindSchema = z.enum(['tool', 'sampling', 'elicitation']);
+
+export const RelayedRequestSchema = z
+  .object({
+    tool: z.string().min(1).max(1024),
+    advertisedName: shortText.optional(),
+    server: shortText,
+    /** Already redacted by the gateway: this is what the person is shown. */
+    args: z.unknown(),
+    annotations: z.record(z.string(), z.unknown()).optional(),
+    reason: z.string().max(8192),
+    rule: shortText.optional(),
+    kind: ApprovalKindSchema,
+    agentSession: shortText.optional(),
+    exchange: shortText.optional(),
+    fingerprint: z.string().max(256).optional(),
+    /** The gateway's own launch session (the window labels the request by connection instead). */
+    session: shortText,
+  })
+  .strict();
+export type RelayedRequest = z.infer<typeof RelayedRequestSchema>;
+
+export const ClientMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('hello'), pid: z.number().int().nonnegative(), profile: shortText, version: z.string().max(64) }).strict(),
+  z.object({ type: z.literal('request'), id, request: RelayedRequestSchema, timeoutMs: z.number().int().positive().max(2 ** 31 - 1) }).strict(),
+  z.object({ type: z.literal('cancel'), id }).strict(),
+]);
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+
+export const ApprovalOutcomeSchema = z.object({
+  approved: z.boolean(),
+  how: z.enum(['once', 'session', 'tool_session', 'grant', 'denied', 'timeout', 'no_approver', 'cancelled']),
+  by: z.string().max(256).optional(),
+  reason: z.string().max(8192),
+});
+
+// Server messages are not strict: an older gateway should still understand a newer window.
+export const ServerMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('welcome'), approvers: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('approvers'), count: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('outcome'), id, outcome: ApprovalOutcomeSchema }),
+]);
+export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+/** What the gateway sends for one broker request (drops nothing a person needs to see). */
+export function toRelayedRequest(req: ApprovalRequest): RelayedRequest {
+  const out: RelayedRequest = { tool: req.tool, server: req.server, args: req.args, reason: req.reason, kind: req.kind ?? 'tool', session: req.session };
+  if (req.advertisedName !== undefined) out.advertisedName = req.advertisedName;
+  if (req.annotations !== undefined) out.annotations = { ...req.annotations };
+  if (req.rule !== undefined) out.rule = req.rule;
+  if (req.agentSession !== undefined) out.agentSession = req.agentSession;
+  if (req.exchange !== undefined) out.exchange = req.exchange;
+  if (req.fingerprint !== undefined) out.fingerprint = req.fingerprint;
+  return out;
+}
+
+export function toOutcome(o: z.infer<typeof ApprovalOutcomeSchema>): ApprovalOutcome {
+  return o.by === undefined ? { approved: o.approved, how: o.how, reason: o.reason } : { approved: o.approved, how: o.how, by: o.by, reason: o.reason };
+}
+
+/** Where the window of this data directory listens. */
+export function relaySocketPath(dataDir: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') {
+    const hash = createHash('sha256').update(path.win32.resolve(dataDir).toLowerCase()).digest('hex').slice(0, 16);
+    return `\\\\.\\pipe\\gatehouse-approvals-${hash}`;
+  }
+  return path.join(path.resolve(dataDir), 'approvals.sock');
+}
+
+/**
+ * Splits a byte stream into lines, bounded: a line longer than `maxBytes` (newline not yet
+ * seen) is an error, so a peer cannot make us buffer without limit.
+ */
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly maxBytes = RELAY_MAX_LINE_BYTES) {}
+
+  /** Returns the complete lines in `chunk`, or 'overflow'. */
+  push(chunk: Buffer): string[] | 'overflow' {
+    const lines: string[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl < 0) break;
+      const piece = chunk.subarray(start, nl);
+      if (this.size + piece.length > this.maxBytes) return 'overflow';
+      const line = this.size === 0 ? piece.toString('utf8') : Buffer.concat([...this.parts, piece]).toString('utf8');
+      this.parts = [];
+      this.size = 0;
+      lines.push(line.replace(/\r$/, ''));
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      if (this.size + rest.length > this.maxBytes) return 'overflow';
+      this.parts.push(Buffer.from(rest));
+      this.size += rest.length;
+    }
+    return lines;
+  }
+}
+
+/** Parses one line with a schema; undefined when it is not JSON or does not match. */
+export function parseLine<T>(schema: z.ZodType<T>, line: string): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const r = schema.safeParse(value);
+  return r.success ? r.data : undefined;
+}

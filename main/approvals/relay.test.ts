@@ -1,0 +1,370 @@
+// The approvals relay in one process: the wire schemas, the window side (startApprovalRelay)
+// spoken to over a real Unix socket by a raw client, and the gateway side
+// (RelayClient + RelayingApprovalBroker) against it. POSIX only (the named pipe is untested).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ApprovalBroker, type ApprovalEvent, type ApprovalRequest } from './broker';
+import { startApprovalRelay, type ApprovalRelay } from './relay-server';
+import { ClientMessageSchema, LineSplitter, RELAY_MAX_PENDING, RELAY_QUEUE_FULL_REASON, relaySocketPath, ServerMessageSchema } from './relay-wire';
+import { RELAY_LOST_REASON, RELAY_NO_APPROVER_REASON, RelayClient, RelayingApprovalBroker } from './relaying-broker';
+
+const posix = process.platform !== 'win32';
+
+const REQ = {
+  tool: 'fs.write',
+  advertisedName: 'write_file',
+  server: 'workspace',
+  args: { path: 'a.txt', content: '[redacted]' },
+  reason: 'writes need approval',
+  kind: 'tool' as const,
+  agentSession: 'agent-1',
+  session: 'launch-1',
+};
+
+const breq = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({ ...REQ, ...over });
+
+async function waitUntil<T>(check: () => T, what: string, limitMs = 5000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const v = check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A raw peer on the relay socket: writes lines, collects parsed lines, knows when it closed. */
+class RawPeer {
+  readonly socket: net.Socket;
+  readonly messages: Array<Record<string, unknown>> = [];
+  closed = false;
+  private buf = '';
+  constructor(socketPath: string) {
+    this.socket = net.connect(socketPath);
+    this.socket.setEncoding('utf8');
+    this.socket.on('data', (s: string) => {
+      this.buf += s;
+      let nl: number;
+      while ((nl = this.buf.indexOf('\n')) >= 0) {
+        this.messages.push(JSON.parse(this.buf.slice(0, nl)) as Record<string, unknown>);
+        this.buf = this.buf.slice(nl + 1);
+      }
+    });
+    this.socket.on('error', () => {});
+    this.socket.on('close', () => (this.closed = true));
+  }
+  send(msg: unknown): void {
+    this.socket.write(`${JSON.stringify(msg)}\n`);
+  }
+  async hello(pid = 4242): Promise<Record<string, unknown>> {
+    this.send({ type: 'hello', pid, profile: 'p', version: '1' });
+    return waitUntil(() => this.messages.find((m) => m.type === 'welcome'), 'welcome');
+  }
+  outcome(id: string) {
+    return waitUntil(() => this.messages.find((m) => m.type === 'outcome' && m.id === id), `outcome ${id}`);
+  }
+  end(): void {
+    this.socket.destroy();
+  }
+}
+
+describe('relay wire schemas', () => {
+  it('accepts the three client messages and nothing else', () => {
+    expect(ClientMessageSchema.safeParse({ type: 'hello', pid: 1, profile: 'demo', version: '1' }).success).toBe(true);
+    expect(ClientMessageSchema.safeParse({ type: 'request', id: '1', request: REQ, timeoutMs: 1000 }).success).toBe(true);
+    expect(ClientMessageSchema.safeParse({ type: 'cancel', id: '1' }).success).toBe(true);
+    for (const bad of [
+      { type: 'answer', id: '1', choice: 'allow_once' },
+      { type: 'outcome', id: '1', outcome: { approved: true, how: 'once', reason: 'x' } },
+      { type: 'request', id: '1', request: REQ, timeoutMs: 1000, answer: 'allow_once' },
+      { type: 'request', id: '1', request: { ...REQ, approved: true }, timeoutMs: 1000 },
+      { type: 'request', id: '', request: REQ, timeoutMs: 1000 },
+      { type: 'request', id: '1', request: REQ, timeoutMs: 0 },
+      { type: 'request', id: '1', request: { ...REQ, kind: 'shell' }, timeoutMs: 1000 },
+      { type: 'hello', pid: -1, profile: 'p', version: '1' },
+    ]) {
+      expect(ClientMessageSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it('accepts the server messages', () => {
+    expect(ServerMessageSchema.safeParse({ type: 'welcome', approvers: 1 }).success).toBe(true);
+    expect(ServerMessageSchema.safeParse({ type: 'approvers', count: 0 }).success).toBe(true);
+    expect(ServerMessageSchema.safeParse({ type: 'outcome', id: '1', outcome: { approved: false, how: 'timeout', reason: 'x' } }).success).toBe(true);
+    expect(ServerMessageSchema.safeParse({ type: 'outcome', id: '1', outcome: { approved: true, how: 'whatever', reason: 'x' } }).success).toBe(false);
+  });
+
+  it('splits lines across chunks and refuses an endless one', () => {
+    const s = new LineSplitter(10);
+    expect(s.push(Buffer.from('ab'))).toEqual([]);
+    expect(s.push(Buffer.from('c\nde\r\nf'))).toEqual(['abc', 'de']);
+    expect(s.push(Buffer.from('0123456789'))).toBe('overflow');
+  });
+
+  it('puts the socket in the data dir (a hashed pipe name on Windows)', () => {
+    expect(relaySocketPath('/x/data', 'linux')).toBe('/x/data/approvals.sock');
+    expect(relaySocketPath('C:\\Users\\a\\data', 'win32')).toMatch(/^\\\\\.\\pipe\\gatehouse-approvals-[0-9a-f]{16}$/);
+  });
+});
+
+describe.runIf(posix)('approvals relay', () => {
+  let dir: string;
+  let dataDir: string;
+  let broker: ApprovalBroker;
+  let relay: ApprovalRelay;
+  let events: ApprovalEvent[];
+  const peers: RawPeer[] = [];
+  const clients: RelayClient[] = [];
+
+  const peer = () => {
+    const p = new RawPeer(relay.path!);
+    peers.push(p);
+    return p;
+  };
+
+  beforeEach(async () => {
+    // Short: a Unix socket path has a ~104 byte limit.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-relay-'));
+    dataDir = path.join(dir, 'data');
+    broker = new ApprovalBroker();
+    events = [];
+    broker.onEvent((e) => events.push(e));
+    relay = await startApprovalRelay({ broker, dataDir });
+  });
+
+  afterEach(async () => {
+    for (const p of peers.splice(0)) p.end();
+    for (const c of clients.splice(0)) c.close();
+    await relay.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('listens on <dataDir>/approvals.sock, 0600 in a 0700 folder', () => {
+    expect(relay.path).toBe(path.join(dataDir, 'approvals.sock'));
+    expect(fs.statSync(relay.path!).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+  });
+
+  it('puts a request in the window broker, labelled by the gateway, and returns the answer', async () => {
+    broker.attachApprover({ name: 'ui' });
+    const p = peer();
+    expect(await p.hello(777)).toEqual({ type: 'welcome', approvers: 1 });
+    p.send({ type: 'request', id: 'r1', request: REQ, timeoutMs: 10_000 });
+    const pending = await waitUntil(() => broker.pending()[0], 'the pending request');
+    expect(pending).toMatchObject({ session: 'gateway:777', tool: 'fs.write', agentSession: 'agent-1', args: REQ.args, kind: 'tool' });
+    broker.answer(pending.id, { choice: 'allow_once', by: 'ui' });
+    expect((await p.outcome('r1')).outcome).toEqual({ approved: true, how: 'once', by: 'ui', reason: 'allowed once by ui' });
+  });
+
+  it('tells the gateway when approvers attach and detach', async () => {
+    const p = peer();
+    expect(await p.hello()).toEqual({ type: 'welcome', approvers: 0 });
+    const detach = broker.attachApprover({ name: 'ui' });
+    await waitUntil(() => p.messages.find((m) => m.type === 'approvers' && m.count === 1), 'count 1');
+    detach();
+    await waitUntil(() => p.messages.find((m) => m.type === 'approvers' && m.count === 0), 'count 0');
+  });
+
+  it(`denies the ${RELAY_MAX_PENDING + 1}th waiting request of one connection at once`, async () => {
+    broker.attachApprover({ name: 'ui' });
+    const p = peer();
+    await p.hello();
+    for (let i = 0; i <= RELAY_MAX_PENDING; i++) p.send({ type: 'request', id: `r${i}`, request: { ...REQ, args: { i } }, timeoutMs: 10_000 });
+    expect((await p.outcome(`r${RELAY_MAX_PENDING}`)).outcome).toEqual({ approved: false, how: 'denied', reason: RELAY_QUEUE_FULL_REASON });
+    expect(broker.pending()).toHaveLength(RELAY_MAX_PENDING);
+    // A second gateway has its own budget.
+    const q = peer();
+    await q.hello(5);
+    q.send({ type: 'request', id: 'x', request: REQ, timeoutMs: 10_000 });
+    await waitUntil(() => broker.pending().length === RELAY_MAX_PENDING + 1, 'the other connection queued');
+    expect(broker.pending().at(-1)!.session).toBe('gateway:5');
+  });
+
+  it('closes the connection on a malformed line, a request before hello, or an endless line', async () => {
+    const a = peer();
+    await a.hello();
+    a.socket.write('{not json\n');
+    await waitUntil(() => a.closed, 'close after garbage');
+
+    const b = peer();
+    b.send({ type: 'request', id: 'r1', request: REQ, timeoutMs: 1000 });
+    await waitUntil(() => b.closed, 'close on request before hello');
+
+    const c = peer();
+    await c.hello();
+    c.socket.write('x'.repeat(1024 * 1024 + 10));
+    await waitUntil(() => c.closed, 'close on an endless line');
+    expect(broker.pending()).toEqual([]);
+  });
+
+  it('cancel withdraws the request from the inbox', async () => {
+    broker.attachApprover({ name: 'ui' });
+    const p = peer();
+    await p.hello();
+    p.send({ type: 'request', id: 'r1', request: REQ, timeoutMs: 10_000 });
+    await waitUntil(() => broker.pending()[0], 'pending');
+    p.send({ type: 'cancel', id: 'r1' });
+    await waitUntil(() => broker.pending().length === 0, 'withdrawn');
+    const resolved = events.find((e) => e.type === 'resolved');
+    expect(resolved).toMatchObject({ outcome: { approved: false, how: 'cancelled' } });
+  });
+
+  it('a dropped connection cancels its waiting requests and forgets its grants', async () => {
+    broker.attachApprover({ name: 'ui' });
+    const p = peer();
+    await p.hello(99);
+    p.send({ type: 'request', id: 'r1', request: REQ, timeoutMs: 10_000 });
+    const first = await waitUntil(() => broker.pending()[0], 'pending');
+    broker.answer(first.id, { choice: 'allow_tool_session', by: 'ui' });
+    await p.outcome('r1');
+    p.send({ type: 'request', id: 'r2', request: { ...REQ, tool: 'process.exec' }, timeoutMs: 10_000 });
+    await waitUntil(() => broker.pending()[0], 'second pending');
+    p.end();
+    await waitUntil(() => broker.pending().length === 0, 'cancelled on disconnect');
+    expect(events.filter((e) => e.type === 'resolved').at(-1)).toMatchObject({ outcome: { how: 'cancelled' } });
+    // The tool grant was scoped to that connection and went with it.
+    expect(broker.grantFor({ ...REQ, session: 'gateway:99' })).toBeUndefined();
+  });
+
+  it('nothing a connection can send approves anything', async () => {
+    broker.attachApprover({ name: 'ui' });
+    const victim = peer();
+    await victim.hello(1);
+    victim.send({ type: 'request', id: 'v1', request: REQ, timeoutMs: 10_000 });
+    const pending = await waitUntil(() => broker.pending()[0], 'the victim request');
+
+    // An attacker that can reach the socket, knows the pending id and tries every shape of "answer".
+    const attempts: unknown[] = [
+      { type: 'answer', id: pending.id, choice: 'allow_tool_session', by: 'ui' },
+      { type: 'approve', id: pending.id },
+      { type: 'outcome', id: 'v1', outcome: { approved: true, how: 'once', by: 'ui', reason: 'x' } },
+      { type: 'request', id: 'a1', request: REQ, timeoutMs: 1000, answer: { id: pending.id, choice: 'allow_once' } },
+      { type: 'cancel', id: 'v1' }, // not its request: its own ids only
+    ];
+    for (const msg of attempts) {
+      const a = peer();
+      await a.hello(1); // even claiming the victim's pid
+      a.send(msg);
+      if ((msg as { type: string }).type !== 'cancel') await waitUntil(() => a.closed, `close after ${JSON.stringify(msg)}`);
+      else await new Promise((r) => setTimeout(r, 50));
+      a.end();
+    }
+    expect(broker.get(pending.id)).toBeDefined();
+    expect(events.filter((e) => e.type === 'resolved' && e.outcome.approved)).toEqual([]);
+    // Claiming the same pid never shares the victim's grant scope.
+    expect(broker.pending()[0]!.session).toBe('gateway:1');
+    broker.answer(pending.id, { choice: 'deny', by: 'ui' });
+    expect((await victim.outcome('v1')).outcome).toMatchObject({ approved: false, how: 'denied' });
+  });
+
+  it('leaves a socket that answers alone, and replaces a stale one', async () => {
+    const second = await startApprovalRelay({ broker: new ApprovalBroker(), dataDir }, { log: () => {} });
+    expect(second.path).toBeUndefined();
+    await relay.close();
+
+    // A window killed with SIGKILL leaves its socket file behind.
+    const stale = path.join(dir, 's', 'approvals.sock');
+    fs.mkdirSync(path.dirname(stale), { mode: 0o700 });
+    const r = spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(stale)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    expect(r.signal).toBe('SIGKILL');
+    expect(fs.lstatSync(stale).isSocket()).toBe(true);
+    relay = await startApprovalRelay({ broker, dataDir: path.dirname(stale) });
+    expect(relay.path).toBe(stale);
+    const p = peer();
+    expect(await p.hello()).toMatchObject({ type: 'welcome' });
+  });
+
+  describe('gateway side', () => {
+    const client = (socketPath = relay.path!) => {
+      const c = new RelayClient({ socketPath, profile: 'p', initialBackoffMs: 20, maxBackoffMs: 50 });
+      clients.push(c);
+      c.start();
+      return c;
+    };
+
+    it('forwards when the window has an approver, and remembers session grants locally', async () => {
+      const detach = broker.attachApprover({ name: 'ui' });
+      const off = broker.onEvent((e) => {
+        if (e.type === 'requested' && broker.get(e.request.id)) broker.answer(e.request.id, { choice: 'allow_session', by: 'ui' });
+      });
+      const c = client();
+      await waitUntil(() => c.canForward(), 'connected');
+      const local = new RelayingApprovalBroker(c);
+      expect(local.route()).toBe('relay');
+      const first = await local.request(breq(), { timeoutMs: 5000 });
+      expect(first).toMatchObject({ approved: true, how: 'session', by: 'ui' });
+      const asked = events.filter((e) => e.type === 'requested').length;
+      // Same action again: answered here by the remembered grant, the window is not asked.
+      expect(await local.request(breq(), { timeoutMs: 5000 })).toMatchObject({ approved: true, how: 'grant', by: 'ui' });
+      expect(events.filter((e) => e.type === 'requested').length).toBe(asked);
+      // Different arguments: asked again.
+      expect(await local.request(breq({ args: { other: 1 } }), { timeoutMs: 5000 })).toMatchObject({ approved: true, how: 'session' });
+      off();
+      detach();
+    });
+
+    it('times out locally with the broker wording, and cancels in the window', async () => {
+      broker.attachApprover({ name: 'ui' });
+      const c = client();
+      await waitUntil(() => c.canForward(), 'connected');
+      const local = new RelayingApprovalBroker(c);
+      const outcome = await local.request(breq(), { timeoutMs: 300 });
+      expect(outcome).toEqual({ approved: false, how: 'timeout', reason: 'no answer within 0.3s' });
+      await waitUntil(() => broker.pending().length === 0, 'window side settled');
+    });
+
+    it('an aborted call cancels the window request', async () => {
+      broker.attachApprover({ name: 'ui' });
+      const c = client();
+      await waitUntil(() => c.canForward(), 'connected');
+      const local = new RelayingApprovalBroker(c);
+      const ac = new AbortController();
+      const p = local.request(breq(), { timeoutMs: 10_000, signal: ac.signal });
+      await waitUntil(() => broker.pending()[0], 'pending in the window');
+      ac.abort();
+      expect(await p).toMatchObject({ approved: false, how: 'cancelled' });
+      await waitUntil(() => broker.pending().length === 0, 'withdrawn from the window');
+    });
+
+    it('denies at once, saying how to fix it, with no window or no approver in it', async () => {
+      const none = new RelayingApprovalBroker(client(path.join(dir, 'nowhere.sock')));
+      expect(await none.request(breq(), { timeoutMs: 5000 })).toEqual({ approved: false, how: 'no_approver', reason: RELAY_NO_APPROVER_REASON });
+      const c = client();
+      await waitUntil(() => c.connected(), 'connected');
+      const empty = new RelayingApprovalBroker(c);
+      expect(empty.route()).toBe('none');
+      expect(await empty.request(breq(), { timeoutMs: 5000 })).toMatchObject({ how: 'no_approver', reason: RELAY_NO_APPROVER_REASON });
+      expect(broker.pending()).toEqual([]);
+    });
+
+    it('a local approver answers first; a window that goes away fails waiting calls, then reconnects', async () => {
+      broker.attachApprover({ name: 'ui' });
+      const c = client();
+      await waitUntil(() => c.canForward(), 'connected');
+      const local = new RelayingApprovalBroker(c);
+      const detachTty = local.attachApprover({ name: 'tty' });
+      expect(local.route()).toBe('local');
+      const p = local.request(breq(), { timeoutMs: 10_000 });
+      local.answer(local.pending()[0]!.id, { choice: 'deny', by: 'tty' });
+      expect(await p).toMatchObject({ how: 'denied', by: 'tty' });
+      detachTty();
+
+      const waiting = local.request(breq(), { timeoutMs: 10_000 });
+      await waitUntil(() => broker.pending()[0], 'pending in the window');
+      await relay.close();
+      expect(await waiting).toEqual({ approved: false, how: 'no_approver', reason: RELAY_LOST_REASON });
+      expect(await local.request(breq(), { timeoutMs: 10_000 })).toMatchObject({ how: 'no_approver', reason: RELAY_NO_APPROVER_REASON });
+
+      relay = await startApprovalRelay({ broker, dataDir });
+      await waitUntil(() => c.canForward(), 'reconnected');
+      const again = local.request(breq(), { timeoutMs: 10_000 });
+      const pending = await waitUntil(() => broker.pending()[0], 'pending after reconnect');
+      broker.answer(pending.id, { choice: 'allow_once', by: 'ui' });
+      expect(await again).toMatchObject({ approved: true, how: 'once' });
+    });
+  });
+});
