@@ -115,7 +115,43 @@ export const StderrLineSchema = z.object({
   line: z.string(),
 });
 
-export const ApprovalChoiceSchema = z.enum(['allow_once', 'allow_session', 'allow_tool_session', 'deny']);
+/**
+ * Answers to a pending request. A tool call: allow_once, allow_session, allow_tool_session or
+ * deny. A question (kind sampling / elicitation): accept (with `content`), decline, or cancel
+ * (elicitation); allow_once and deny are taken as accept and decline.
+ */
+export const ApprovalChoiceSchema = z.enum(['allow_once', 'allow_session', 'allow_tool_session', 'deny', 'accept', 'decline', 'cancel']);
+
+/** `elicitation/create` in form mode (MCP 2025-11-25 client/elicitation). */
+export const ElicitationFormQuestionSchema = z
+  .object({ mode: z.literal('form').optional(), message: z.string(), requestedSchema: z.record(z.string(), z.unknown()) })
+  .loose();
+/** `elicitation/create` in URL mode: the person opens the URL, then accepts or declines. */
+export const ElicitationUrlQuestionSchema = z
+  .object({ mode: z.literal('url'), message: z.string(), url: z.string(), elicitationId: z.string().optional() })
+  .loose();
+/** `sampling/createMessage` params (client/sampling): the conversation a person replies to. */
+export const SamplingQuestionSchema = z
+  .object({
+    messages: z.array(z.record(z.string(), z.unknown())),
+    systemPrompt: z.string().optional(),
+    maxTokens: z.number().optional(),
+    modelPreferences: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+/** What a pending sampling / elicitation request asks (read it with the request's `kind`). */
+export const ApprovalQuestionSchema = z.union([ElicitationUrlQuestionSchema, ElicitationFormQuestionSchema, SamplingQuestionSchema]);
+
+/** Largest sampling reply, in characters (the host also caps it at 100 kB of UTF-8). */
+export const MAX_SAMPLING_REPLY_CHARS = 100_000;
+/** A person's sampling reply: the assistant message's text. */
+export const SamplingReplySchema = z.object({ text: z.string().min(1).max(MAX_SAMPLING_REPLY_CHARS) }).strict();
+/** Accepted elicitation content: field values (the spec's string, number, boolean, string[]). */
+export const ElicitationContentSchema = z.record(
+  z.string(),
+  z.union([z.string().max(MAX_SAMPLING_REPLY_CHARS), z.number(), z.boolean(), z.array(z.string().max(MAX_SAMPLING_REPLY_CHARS)).max(1000)]),
+);
+export const ApprovalAnswerContentSchema = z.union([SamplingReplySchema, ElicitationContentSchema]);
 
 export const PendingApprovalSchema = z.object({
   id: z.string(),
@@ -132,6 +168,10 @@ export const PendingApprovalSchema = z.object({
   rule: z.string().optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
+  /** Sampling and elicitation requests no connected client could answer: what is asked. */
+  question: ApprovalQuestionSchema.optional(),
+  /** Canonical name of the tool call that caused a sampling / elicitation request. */
+  triggerTool: z.string().optional(),
 });
 
 export const ApprovalOutcomeSchema = z.object({
@@ -273,7 +313,15 @@ export const commands = {
   'servers:start': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
   'approvals:list': { input: Empty, output: z.array(PendingApprovalSchema) },
   'approvals:answer': {
-    input: z.object({ id: z.string().min(1), choice: ApprovalChoiceSchema, note: z.string().max(500).optional() }).strict(),
+    input: z
+      .object({
+        id: z.string().min(1),
+        choice: ApprovalChoiceSchema,
+        note: z.string().max(500).optional(),
+        /** With accept: elicitation field values, or a sampling reply `{text}`. */
+        content: ApprovalAnswerContentSchema.optional(),
+      })
+      .strict(),
     output: z.object({ ok: z.boolean() }),
   },
   'tools:list': { input: LaunchRef, output: z.array(AdvertisedToolSchema) },

@@ -30,7 +30,8 @@ import type { Host, Launch } from '../host';
 import { defaultProfileDirs, listProfiles } from '../profiles/registry';
 import { ProfileError } from '../profiles/profile-error';
 import { toAdvertised } from '../gateway/tool-surface';
-import type { ApprovalEvent } from '../approvals/broker';
+import type { ApprovalEvent, PendingApproval } from '../approvals/broker';
+import { acceptAnswer, questionChoice } from '../approvals/questions';
 import type { DecisionEvent } from '../gateway/gateway';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
@@ -170,9 +171,10 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     },
 
     'approvals:list': () => host.broker.pending().map(pendingApproval),
-    'approvals:answer': (input) => ({
-      ok: host.broker.answer(input.id, { choice: input.choice, by: 'ui', ...(input.note ? { note: input.note } : {}) }),
-    }),
+    'approvals:answer': (input) => {
+      checkAnswer(host.broker.get(input.id), input);
+      return { ok: host.broker.answer(input.id, { choice: input.choice, by: 'ui', ...(input.note ? { note: input.note } : {}), ...(input.content !== undefined ? { content: input.content } : {}) }) };
+    },
 
     'tools:list': (input) => {
       const launch = launchOf(input.launchId);
@@ -533,6 +535,31 @@ function importUploaded(fileName: string, text: string, env: NodeJS.ProcessEnv):
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * An answer that cannot settle the request it names, refused with the reason (the broker would
+ * only say no): a question answered with an approval word, content for a tool call, content
+ * that does not fit the requested schema or the reply limits. Unknown ids pass (→ ok: false).
+ */
+function checkAnswer(p: PendingApproval | undefined, input: { choice: string; content?: unknown }): void {
+  if (!p) return;
+  if (p.question === undefined || (p.kind !== 'sampling' && p.kind !== 'elicitation')) {
+    if (input.content !== undefined) throw new HostApiError(`content answers only sampling and elicitation requests; ${p.tool} is a ${p.kind} approval`);
+    if (questionChoice(input.choice) && !['allow_once', 'deny'].includes(input.choice)) {
+      throw new HostApiError(`'${input.choice}' answers sampling and elicitation requests; use allow_once, allow_session, allow_tool_session or deny`);
+    }
+    return;
+  }
+  const choice = questionChoice(input.choice);
+  const words = p.kind === 'elicitation' ? 'accept, decline or cancel' : 'accept (with content {text}) or decline';
+  if (!choice) throw new HostApiError(`'${input.choice}' does not answer a ${p.kind} request: use ${words}`);
+  if (choice !== 'accept') {
+    if (input.content !== undefined) throw new HostApiError(`content goes only with accept`);
+    return;
+  }
+  const check = acceptAnswer(p.kind, p.question, input.content);
+  if (!check.ok) throw new HostApiError(`cannot accept this ${p.kind} request: ${check.error}`);
 }
 
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {

@@ -79,6 +79,8 @@ export function pendingApproval(p: PendingApproval): PendingOut {
   if (p.advertisedName !== undefined) out.advertisedName = p.advertisedName;
   if (p.annotations) out.annotations = { ...p.annotations };
   if (p.rule !== undefined) out.rule = p.rule;
+  if (p.question !== undefined) out.question = p.question as PendingOut['question'];
+  if (p.triggerTool !== undefined) out.triggerTool = p.triggerTool;
   return out;
 }
 

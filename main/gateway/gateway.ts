@@ -50,7 +50,8 @@ import type { ResolvedProfile, ToolSurface } from '../profiles/types';
 import type { Supervisor } from '../supervisor/supervisor';
 import type { ManagedServer } from '../supervisor/managed-server';
 import type { Policy } from '../policy/engine';
-import type { ApprovalBroker } from '../approvals/broker';
+import type { ApprovalBroker, AskResult } from '../approvals/broker';
+import { SAMPLING_REJECTED_CODE, SAMPLING_REJECTED_MESSAGE } from '../approvals/questions';
 import { actionFingerprint } from '../policy/fingerprint';
 import { buildCapabilities } from '../policy/capabilities';
 import {
@@ -95,7 +96,8 @@ export interface DecisionEvent {
   advertisedName?: string;
   server: string;
   decision: 'ALLOW' | 'APPROVAL' | 'DENY';
-  outcome: 'allowed' | 'denied' | 'approved' | 'timeout' | 'no_approver' | 'cancelled' | 'unavailable' | 'error';
+  /** `answered` / `declined`: a person answered a server's sampling or elicitation request (the inbox). */
+  outcome: 'allowed' | 'denied' | 'approved' | 'timeout' | 'no_approver' | 'cancelled' | 'unavailable' | 'error' | 'answered' | 'declined';
   reason: string;
   rule?: string;
   fingerprint: string;
@@ -133,6 +135,8 @@ const LOG_SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((lev
 interface InFlight {
   agentSession: string;
   exchange: string;
+  /** Canonical tool name: names the triggering call on a server→client request. */
+  tool: string;
 }
 
 export interface GatewayOptions {
@@ -530,7 +534,7 @@ export class Gateway extends EventEmitter<Events> {
       });
     }
     if (Object.keys(upstreamMeta).length > 0) params._meta = upstreamMeta;
-    const flight: InFlight = { agentSession: ctx.agentSession, exchange };
+    const flight: InFlight = { agentSession: ctx.agentSession, exchange, tool: target.canonical };
     this.pushInFlight(target.server, flight);
     try {
       const result = await upstream.requestAnnotated(
@@ -759,6 +763,56 @@ export class Gateway extends EventEmitter<Events> {
     return recent.find((s) => s.server.getClientCapabilities()?.[capability]);
   }
 
+  /**
+   * A server→client request (sampling, elicitation) that no connected client can answer goes
+   * to a person through the approvals inbox, naming the server and the call that caused it.
+   * The decision is audited like a tool's: outcome answered / declined / timeout / cancelled /
+   * no_approver.
+   */
+  private async askPerson(
+    kind: 'sampling' | 'elicitation',
+    serverId: string,
+    flight: InFlight | undefined,
+    base: Omit<DecisionEvent, 'decision' | 'outcome' | 'reason'>,
+    verdict: { decision: DecisionEvent['decision']; reason: string; rule?: string },
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<AskResult> {
+    const during = flight ? ` during ${flight.tool} (${flight.exchange})` : '';
+    const reason =
+      kind === 'sampling'
+        ? `server '${serverId}' asks for an LLM completion${during}, and no connected agent can sample: write the reply or decline`
+        : `server '${serverId}' asks for input${during}, and no connected agent can ask its user: answer or decline`;
+    const res = await this.broker.ask(
+      {
+        session: this.session,
+        agentSession: flight?.agentSession,
+        exchange: base.exchange,
+        tool: base.tool,
+        server: serverId,
+        args: base.args,
+        // What a person sees: the request as sent, with the profile's secrets redacted.
+        question: this.profile.redactor.redactJson(params),
+        reason,
+        rule: verdict.rule,
+        kind,
+        triggerTool: flight?.tool,
+        fingerprint: base.fingerprint,
+      },
+      { timeoutMs: this.profile.policy.approvalTimeoutS * 1000, signal },
+    );
+    this.emit('decision', {
+      ...base,
+      ts: Date.now(),
+      decision: verdict.decision,
+      outcome: res.answered ? 'answered' : res.how,
+      reason: res.answered ? `answered by ${res.by}` : res.reason,
+      rule: verdict.rule,
+      answeredBy: res.by,
+    });
+    return res;
+  }
+
   /** The SDK client for one upstream server run, declaring what the gateway can route back. */
   createUpstreamClient(serverId: string): Client {
     const client = new Client(
@@ -783,6 +837,18 @@ export class Gateway extends EventEmitter<Events> {
         this.emit('decision', { ...base, decision: 'DENY', outcome: 'denied', reason: decision.reason, rule: decision.rule });
         throw new McpError(ErrorCode.InvalidRequest, `DENY: ${decision.reason}`);
       }
+      if (!this.routeFor(serverId, 'sampling')) {
+        // No connected client can sample: a person writes the reply (or declines) in the
+        // approvals inbox. Their answer is the approval an APPROVAL verdict asks for.
+        const res = await this.askPerson('sampling', serverId, flight, base, decision, req.params, extra.signal);
+        if (res.answered) return res.content as never;
+        if (res.how === 'no_approver') {
+          throw new McpError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}', and ${res.reason}`);
+        }
+        // MCP 2025-11-25 client/sampling, Error Handling: "User rejected sampling request: -1".
+        // A plain error with a code, so the message goes out without the McpError prefix.
+        throw Object.assign(new Error(SAMPLING_REJECTED_MESSAGE), { code: SAMPLING_REJECTED_CODE, data: { reason: res.reason } });
+      }
       if (decision.decision === 'APPROVAL') {
         const answer = await this.broker.request(
           { session: this.session, agentSession: flight?.agentSession, exchange, tool: 'sampling/createMessage', server: serverId, args: base.args, reason: decision.reason, rule: decision.rule, kind: 'sampling' } as never,
@@ -800,9 +866,23 @@ export class Gateway extends EventEmitter<Events> {
     });
     client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
       const target = this.routeFor(serverId, 'elicitation');
-      // Nobody downstream can ask the user: decline (the spec's answer for "not now").
-      if (!target) return { action: 'decline' };
-      return target.server.request({ method: 'elicitation/create', params: req.params }, LooseResult, { signal: extra.signal }) as never;
+      if (target) return target.server.request({ method: 'elicitation/create', params: req.params }, LooseResult, { signal: extra.signal }) as never;
+      // Nobody downstream can ask the user: a person answers in the approvals inbox. Declined,
+      // unanswered or nobody to ask: decline (the spec's answer for "not now").
+      const flight = (this.inflight.get(serverId) ?? []).at(-1);
+      const base = {
+        ts: Date.now(),
+        session: this.session,
+        agentSession: flight?.agentSession,
+        exchange: flight?.exchange ?? `${serverId}#elicitation-${randomUUID().slice(0, 8)}`,
+        tool: 'elicitation/create',
+        server: serverId,
+        fingerprint: actionFingerprint('elicitation/create', req.params),
+        args: this.profile.redactor.redactJson(req.params),
+      };
+      const res = await this.askPerson('elicitation', serverId, flight, base, { decision: 'APPROVAL', reason: 'elicitation needs a person' }, req.params, extra.signal);
+      if (res.answered) return res.content as never;
+      return { action: res.how === 'cancelled' ? 'cancel' : 'decline' };
     });
     client.setRequestHandler(ListRootsRequestSchema, async (_req, extra) => {
       const target = this.routeFor(serverId, 'roots');

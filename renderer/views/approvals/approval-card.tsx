@@ -12,6 +12,8 @@ import { remainingFraction, remainingMs, urgency } from '../../state/approvals-s
 import type { ApprovalChoice, PendingApproval } from '../../state/types';
 import { DiffView } from './diff-view';
 import { patchArgument } from './diff';
+import { QuestionAnswer } from './question-card';
+import { questionView } from './question';
 
 export const CHOICE_KEYS: Record<string, ApprovalChoice> = { a: 'allow_once', s: 'allow_session', d: 'deny', t: 'allow_tool_session' };
 
@@ -38,7 +40,8 @@ export interface ApprovalCardProps {
   position: number;
   total: number;
   answering: boolean;
-  onAnswer: (choice: ApprovalChoice) => void;
+  /** `content` answers a sampling / elicitation question (accept). */
+  onAnswer: (choice: ApprovalChoice, content?: Record<string, unknown>) => void;
   onOpenExchange?: (exchange: string) => void;
   compact?: boolean;
 }
@@ -57,6 +60,8 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
     return Object.keys(rest).length ? rest : undefined;
   }, [patch, r.args]);
   const kind = r.kind ?? 'tool';
+  // A server's sampling / elicitation request that no agent client could answer: a person does.
+  const question = useMemo(() => questionView(r), [r]);
   const friendly = r.advertisedName ?? r.tool;
   const KindIcon = kind === 'sampling' ? Bot : kind === 'elicitation' ? MessageSquareText : ShieldQuestion;
   const heading = kind === 'sampling' ? `Sampling request from ${r.server}` : kind === 'elicitation' ? `Elicitation request from ${r.server}` : friendly;
@@ -85,6 +90,18 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
                 <span className="sep">·</span>
                 <span>server <b>{r.server}</b></span>
               </>
+            ) : question ? (
+              <>
+                <span>server <b>{r.server}</b></span>
+                {r.triggerTool ? (
+                  <>
+                    <span className="sep">·</span>
+                    <span>
+                      during <code className="mono" title="the call that caused this request">{r.triggerTool}</code>
+                    </span>
+                  </>
+                ) : null}
+              </>
             ) : (
               <span>
                 for the call <code className="mono">{r.tool}</code>
@@ -99,7 +116,7 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
         <div className="countdown-track" aria-hidden="true">
           <div className="countdown-fill" style={{ transform: `scaleX(${frac})` }} />
         </div>
-        <span className="countdown-text" role="timer" aria-label={expired ? 'Expired' : `Denied automatically in ${formatCountdown(left)}`}>
+        <span className="countdown-text" role="timer" aria-label={expired ? 'Expired' : `${question ? 'Declined' : 'Denied'} automatically in ${formatCountdown(left)}`}>
           {expired ? 'expired' : formatCountdown(left)}
         </span>
       </div>
@@ -131,32 +148,38 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
       </dl>
       <AnnotationBadges annotations={r.annotations} />
 
-      <div className="approval-args">
-        {patch !== null ? <DiffView patch={patch} label="patch" maxHeight={compact ? 220 : 420} /> : null}
-        {otherArgs !== undefined ? (
-          <div>
-            <div className="section-label">{patch !== null ? 'Other arguments' : kind === 'tool' ? 'Arguments' : 'Request'}</div>
-            <JsonView value={otherArgs} maxHeight={compact ? 200 : 360} label="Arguments" />
+      {question ? (
+        <QuestionAnswer view={question} idBase={titleId} disabled={answering || expired} compact={compact} onAnswer={onAnswer} />
+      ) : (
+        <>
+          <div className="approval-args">
+            {patch !== null ? <DiffView patch={patch} label="patch" maxHeight={compact ? 220 : 420} /> : null}
+            {otherArgs !== undefined ? (
+              <div>
+                <div className="section-label">{patch !== null ? 'Other arguments' : kind === 'tool' ? 'Arguments' : 'Request'}</div>
+                <JsonView value={otherArgs} maxHeight={compact ? 200 : 360} label="Arguments" />
+              </div>
+            ) : null}
           </div>
-        ) : null}
-      </div>
 
-      <footer className="approval-actions" aria-label="Answer">
-        <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} disabled={answering || expired}>
-          Allow once
-        </Button>
-        <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} disabled={answering || expired} title="Allow this call with the same arguments for the rest of the agent session">
-          Allow for session
-        </Button>
-        <Button variant="danger" icon={<X size={14} />} shortcut={compact ? undefined : 'D'} onClick={() => onAnswer('deny')} disabled={answering || expired}>
-          Deny
-        </Button>
-        {kind === 'tool' ? (
-          <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} disabled={answering || expired} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
-            Allow tool for session
-          </Button>
-        ) : null}
-      </footer>
+          <footer className="approval-actions" aria-label="Answer">
+            <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} disabled={answering || expired}>
+              Allow once
+            </Button>
+            <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} disabled={answering || expired} title="Allow this call with the same arguments for the rest of the agent session">
+              Allow for session
+            </Button>
+            <Button variant="danger" icon={<X size={14} />} shortcut={compact ? undefined : 'D'} onClick={() => onAnswer('deny')} disabled={answering || expired}>
+              Deny
+            </Button>
+            {kind === 'tool' ? (
+              <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} disabled={answering || expired} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
+                Allow tool for session
+              </Button>
+            ) : null}
+          </footer>
+        </>
+      )}
     </article>
   );
 }

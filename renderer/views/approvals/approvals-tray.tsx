@@ -60,7 +60,7 @@ export function ApprovalsTray({ onClose, permission, onEnableNotifications }: { 
               position={i + 1}
               total={pending.length}
               answering={answering.has(r.id)}
-              onAnswer={(choice) => void answer(r, choice)}
+              onAnswer={(choice, content) => void answer(r, choice, content)}
               onOpenExchange={(exchange) => navigate('traffic', { exchange })}
               compact
             />

@@ -50,7 +50,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
           ) : (
             <div className="approvals-grid">
               {pending.map((r, i) => (
-                <ApprovalCard key={r.id} request={r} position={i + 1} total={pending.length} answering={answering.has(r.id)} onAnswer={(c) => void answer(r, c)} onOpenExchange={(exchange) => navigate('traffic', { exchange })} />
+                <ApprovalCard key={r.id} request={r} position={i + 1} total={pending.length} answering={answering.has(r.id)} onAnswer={(c, content) => void answer(r, c, content)} onOpenExchange={(exchange) => navigate('traffic', { exchange })} />
               ))}
             </div>
           )}
@@ -82,7 +82,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
                       <td><Timestamp ts={h.at} /></td>
                       <td className="mono">{h.request.tool}</td>
                       <td>{h.request.server}</td>
-                      <td><Badge tone={h.outcome.approved ? 'ok' : 'danger'}>{h.outcome.approved ? 'allowed' : 'denied'}</Badge></td>
+                      <td><Badge tone={h.outcome.approved ? 'ok' : 'danger'}>{h.request.question !== undefined ? (h.outcome.approved ? 'answered' : 'declined') : h.outcome.approved ? 'allowed' : 'denied'}</Badge></td>
                       <td>{h.outcome.how}{h.outcome.by ? <span className="muted"> by {h.outcome.by}</span> : null}</td>
                       <td className="cell-wrap">{h.outcome.reason}</td>
                     </tr>

@@ -1,22 +1,27 @@
 import { useCallback, type RefObject } from 'react';
 import { useShortcuts } from '../../components/shortcuts';
 import { CHOICE_KEYS } from './approval-card';
+import { questionKeyChoice } from './question';
+import type { CommandInput } from '../../../common/host-api';
+
+/** Checked by the host against the request's question (main/approvals/questions.ts). */
+type AnswerContent = CommandInput<'approvals:answer'>['content'];
 import { useHostApi } from '../../api/context';
 import { useToast } from '../../components/toasts';
 import { useAppState } from '../../state/app-context';
 import type { ApprovalChoice, PendingApproval } from '../../state/types';
 
 /** Sends an answer; the card leaves when the host reports `approval:resolved`. */
-export function useAnswerApproval(): (req: PendingApproval, choice: ApprovalChoice) => Promise<void> {
+export function useAnswerApproval(): (req: PendingApproval, choice: ApprovalChoice, content?: Record<string, unknown>) => Promise<void> {
   const api = useHostApi();
   const { approvals } = useAppState();
   const toast = useToast();
   return useCallback(
-    async (req, choice) => {
+    async (req, choice, content) => {
       if (approvals.get().answering.has(req.id)) return;
       approvals.setAnswering(req.id, true);
       try {
-        const res = await api.call('approvals:answer', { id: req.id, choice });
+        const res = await api.call('approvals:answer', { id: req.id, choice, ...(content !== undefined ? { content: content as AnswerContent } : {}) });
         if (!res.ok) {
           toast.show({ tone: 'warn', title: 'That request is no longer pending', detail: 'It was answered elsewhere, timed out or was cancelled.' });
           approvals.setAnswering(req.id, false);
@@ -47,8 +52,16 @@ export function useApprovalKeys(scope: RefObject<HTMLElement | null>, pending: P
         key,
         (e: KeyboardEvent) => {
           const r = target(e);
+          if (!r) return;
+          // A sampling / elicitation question is answered from its card (content, Send, Accept);
+          // of the letters only D applies to it, as Decline.
+          if (r.question !== undefined && r.kind !== 'tool') {
+            const q = questionKeyChoice(key);
+            if (q) void answer(r, q);
+            return;
+          }
           // "Allow the tool for the session" only means something for a tool call.
-          if (r && !(r.kind && r.kind !== 'tool' && choice === 'allow_tool_session')) void answer(r, choice);
+          if (!(r.kind && r.kind !== 'tool' && choice === 'allow_tool_session')) void answer(r, choice);
         },
       ]),
     ),
