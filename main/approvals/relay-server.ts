@@ -1,13 +1,14 @@
 // The approvals relay, window side: a running Gatehouse window (`gatehouse serve`, the desktop
 // app) listens on `<dataDir>/approvals.sock` so that `gatehouse gateway` processes started by
 // other MCP hosts (Claude Desktop, Cursor…) can put their APPROVAL requests in this window's
-// inbox and get the person's answer back. Wire format: relay-wire.ts.
+// inbox and get the person's answer back, and their servers' questions (sampling, elicitation)
+// too, which show in the inbox like the window's own. Wire format: relay-wire.ts.
 //
 // Why reaching this socket grants nothing:
-//  - The relay can only *submit* requests and receive their outcomes. No message answers a
-//    request, grants anything or lists other requests; an unknown `type` (an "answer", an
-//    "approve"…) is malformed and closes the connection. Each connection only ever hears the
-//    outcomes of its own requests.
+//  - The relay can only *submit* requests and questions and receive their outcomes and answers.
+//    No message answers a request or a question, grants anything or lists other requests; an
+//    unknown `type` (an "answer", an "approve"…) is malformed and closes the connection. Each
+//    connection only ever hears the outcomes and answers of its own requests and questions.
 //  - Answers come only from the window's own approvers: its UI, through the host API
 //    (Electron IPC checked against our window's frame, or the web shell's cookie-authenticated
 //    WebSocket), or a terminal. None of their credentials pass through here or sit in any file
@@ -16,11 +17,11 @@
 //  - The socket lives in the data directory (created 0700) and is itself 0600, so other users
 //    cannot connect at all; the gateway side also checks the socket is owned by its own user
 //    before it trusts outcomes from it (relaying-broker.ts).
-//  - Bounded: 64 waiting requests per connection (more are denied at once), 1 MiB per line,
+//  - Bounded: 64 waiting requests and questions per connection (more are denied at once), 1 MiB per line,
 //    timeouts capped by this host, everything cancelled when the connection drops.
 import fs from 'node:fs';
 import net from 'node:net';
-import type { ApprovalBroker, ApprovalOutcome, ApprovalRequest } from './broker';
+import type { ApprovalBroker, ApprovalOutcome, ApprovalRequest, AskRequest, AskResult } from './broker';
 import {
   ClientMessageSchema,
   LineSplitter,
@@ -107,7 +108,7 @@ export async function startApprovalRelay(host: ApprovalRelayHost, opts: Approval
         for (let n = 2; labels.has(label); n++) label = `gateway:${msg.pid}#${n}`;
         c.label = label;
         labels.add(label);
-        send(c, { type: 'welcome', approvers: broker.approvers().length });
+        send(c, { type: 'welcome', approvers: broker.approvers().length, questions: true });
         return true;
       }
       case 'request': {
@@ -125,6 +126,25 @@ export async function startApprovalRelay(host: ApprovalRelayHost, opts: Approval
           if (c.pending.get(msg.id) !== ac) return;
           c.pending.delete(msg.id);
           send(c, { type: 'outcome', id: msg.id, outcome });
+        });
+        return true;
+      }
+      case 'ask': {
+        // A server's question, asked in this window's inbox like its own (same bounds, label,
+        // cancel and disconnect handling as a request); the answer is the broker's ask() result.
+        if (c.label === undefined || c.pending.has(msg.id)) return false;
+        if (c.pending.size >= maxPending) {
+          send(c, { type: 'answer', id: msg.id, result: { answered: false, how: 'declined', reason: RELAY_QUEUE_FULL_REASON } });
+          return true;
+        }
+        const ac = new AbortController();
+        c.pending.set(msg.id, ac);
+        const { session: _theirs, ...rest } = msg.request;
+        const req: AskRequest = { ...rest, session: c.label };
+        void broker.ask(req, { timeoutMs: Math.min(msg.timeoutMs, maxTimeoutMs), signal: ac.signal }).then((result: AskResult) => {
+          if (c.pending.get(msg.id) !== ac) return;
+          c.pending.delete(msg.id);
+          send(c, { type: 'answer', id: msg.id, result });
         });
         return true;
       }

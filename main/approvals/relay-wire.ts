@@ -6,16 +6,25 @@
 //
 //   gateway → window   {type:'hello', pid, profile, version}            first, exactly once
 //                      {type:'request', id, request, timeoutMs}         an APPROVAL to ask about
-//                      {type:'cancel', id}                              the call went away
-//   window → gateway   {type:'welcome', approvers}                      answer to hello
+//                      {type:'ask', id, request, timeoutMs}             a server's question (sampling,
+//                                                                       elicitation) for a person
+//                      {type:'cancel', id}                              the call went away (either kind)
+//   window → gateway   {type:'welcome', approvers, questions?}          answer to hello; `questions`:
+//                                                                       this window takes 'ask'
 //                      {type:'approvers', count}                        UI approvers attached/detached
-//                      {type:'outcome', id, outcome}                    the answer (or timeout, cancel…)
+//                      {type:'outcome', id, outcome}                    a request's answer (or timeout…)
+//                      {type:'answer', id, result}                      a question's answer (or why none)
 //
-// There is deliberately no message that *answers* a request: see relay-server.ts.
+// 'ask' and 'answer' were added after version 1 without bumping it: a gateway only sends 'ask' to
+// a window whose welcome says `questions: true` (an older window would close the connection on it),
+// and an older gateway never sends one, so never gets an 'answer'.
+//
+// There is deliberately no message that *answers* a request or a question from the gateway
+// side: see relay-server.ts.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ApprovalOutcome, ApprovalRequest } from './broker';
+import type { ApprovalOutcome, ApprovalRequest, AskRequest, AskResult } from './broker';
 
 /** Bumped when a message changes shape; both sides send/expect it in hello. */
 export const RELAY_PROTOCOL_VERSION = '1';
@@ -50,9 +59,23 @@ export const RelayedRequestSchema = z
   .strict();
 export type RelayedRequest = z.infer<typeof RelayedRequestSchema>;
 
+/**
+ * A question for a person (ApprovalBroker.ask): the request fields, a question kind, and the
+ * server's `elicitation/create` or `sampling/createMessage` params, redacted by the gateway.
+ */
+export const RelayedAskSchema = RelayedRequestSchema.extend({
+  kind: z.enum(['sampling', 'elicitation']),
+  question: z.record(z.string(), z.unknown()),
+  triggerTool: shortText.optional(),
+}).strict();
+export type RelayedAsk = z.infer<typeof RelayedAskSchema>;
+
+const timeoutMs = z.number().int().positive().max(2 ** 31 - 1);
+
 export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello'), pid: z.number().int().nonnegative(), profile: shortText, version: z.string().max(64) }).strict(),
-  z.object({ type: z.literal('request'), id, request: RelayedRequestSchema, timeoutMs: z.number().int().positive().max(2 ** 31 - 1) }).strict(),
+  z.object({ type: z.literal('request'), id, request: RelayedRequestSchema, timeoutMs }).strict(),
+  z.object({ type: z.literal('ask'), id, request: RelayedAskSchema, timeoutMs }).strict(),
   z.object({ type: z.literal('cancel'), id }).strict(),
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
@@ -64,11 +87,23 @@ export const ApprovalOutcomeSchema = z.object({
   reason: z.string().max(8192),
 });
 
+/** ApprovalBroker.ask's result: the protocol result the server gets, or why there is none. */
+export const AskResultSchema = z.union([
+  z.object({ answered: z.literal(true), by: z.string().max(256), content: z.record(z.string(), z.unknown()) }),
+  z.object({
+    answered: z.literal(false),
+    how: z.enum(['declined', 'cancelled', 'timeout', 'no_approver']),
+    by: z.string().max(256).optional(),
+    reason: z.string().max(8192),
+  }),
+]);
+
 // Server messages are not strict: an older gateway should still understand a newer window.
 export const ServerMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('welcome'), approvers: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('welcome'), approvers: z.number().int().nonnegative(), questions: z.boolean().optional() }),
   z.object({ type: z.literal('approvers'), count: z.number().int().nonnegative() }),
   z.object({ type: z.literal('outcome'), id, outcome: ApprovalOutcomeSchema }),
+  z.object({ type: z.literal('answer'), id, result: AskResultSchema }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 
@@ -82,6 +117,19 @@ export function toRelayedRequest(req: ApprovalRequest): RelayedRequest {
   if (req.exchange !== undefined) out.exchange = req.exchange;
   if (req.fingerprint !== undefined) out.fingerprint = req.fingerprint;
   return out;
+}
+
+/** What the gateway sends for one broker question: the request, its kind and the (redacted) question. */
+export function toRelayedAsk(req: AskRequest): RelayedAsk {
+  const question = typeof req.question === 'object' && req.question !== null && !Array.isArray(req.question) ? (req.question as Record<string, unknown>) : {};
+  const out: RelayedAsk = { ...toRelayedRequest(req), kind: req.kind, question };
+  if (req.triggerTool !== undefined) out.triggerTool = req.triggerTool;
+  return out;
+}
+
+export function toAskResult(r: z.infer<typeof AskResultSchema>): AskResult {
+  if (r.answered) return { answered: true, by: r.by, content: r.content };
+  return r.by === undefined ? { answered: false, how: r.how, reason: r.reason } : { answered: false, how: r.how, by: r.by, reason: r.reason };
 }
 
 export function toOutcome(o: z.infer<typeof ApprovalOutcomeSchema>): ApprovalOutcome {

@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ApprovalBroker, type ApprovalEvent, type ApprovalRequest } from './broker';
+import { ApprovalBroker, type ApprovalEvent, type ApprovalRequest, type AskRequest } from './broker';
 import { startApprovalRelay, type ApprovalRelay } from './relay-server';
 import { ClientMessageSchema, LineSplitter, RELAY_MAX_PENDING, RELAY_QUEUE_FULL_REASON, relaySocketPath, ServerMessageSchema } from './relay-wire';
-import { RELAY_LOST_REASON, RELAY_NO_APPROVER_REASON, RelayClient, RelayingApprovalBroker } from './relaying-broker';
+import { RELAY_BAD_ANSWER_REASON, RELAY_LOST_REASON, RELAY_NO_APPROVER_REASON, RELAY_NO_QUESTIONS_REASON, RelayClient, RelayingApprovalBroker } from './relaying-broker';
 
 const posix = process.platform !== 'win32';
 
@@ -26,6 +26,29 @@ const REQ = {
 };
 
 const breq = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({ ...REQ, ...over });
+
+/** An elicitation as the gateway relays it: the request fields, the kind, the (redacted) question. */
+const FORM = {
+  message: 'Who are you?',
+  requestedSchema: {
+    type: 'object',
+    properties: { name: { type: 'string', title: 'Name' }, age: { type: 'integer', minimum: 0 } },
+    required: ['name'],
+  },
+};
+const ASK = {
+  tool: 'elicitation/create',
+  server: 'everything',
+  args: FORM,
+  reason: "server 'everything' asks for input",
+  kind: 'elicitation' as const,
+  question: FORM,
+  triggerTool: 'everything.trigger-elicitation-request',
+  agentSession: 'agent-1',
+  session: 'launch-1',
+};
+const SAMPLING_Q = { messages: [{ role: 'user', content: { type: 'text', text: 'six times seven?' } }], maxTokens: 5 };
+const aReq = (over: Partial<AskRequest> = {}): AskRequest => ({ ...ASK, ...over });
 
 async function waitUntil<T>(check: () => T, what: string, limitMs = 5000): Promise<NonNullable<T>> {
   const deadline = Date.now() + limitMs;
@@ -91,6 +114,32 @@ describe('relay wire schemas', () => {
     }
   });
 
+  it('accepts a question (ask) with its kind and question, and nothing looser', () => {
+    expect(ClientMessageSchema.safeParse({ type: 'ask', id: 'q1', request: ASK, timeoutMs: 1000 }).success).toBe(true);
+    expect(ClientMessageSchema.safeParse({ type: 'ask', id: 'q1', request: { ...ASK, kind: 'sampling', question: SAMPLING_Q }, timeoutMs: 1000 }).success).toBe(true);
+    const { question: _q, ...noQuestion } = ASK;
+    for (const bad of [
+      { type: 'ask', id: 'q1', request: { ...ASK, kind: 'tool' }, timeoutMs: 1000 },
+      { type: 'ask', id: 'q1', request: noQuestion, timeoutMs: 1000 },
+      { type: 'ask', id: 'q1', request: { ...ASK, question: 'what?' }, timeoutMs: 1000 },
+      { type: 'ask', id: 'q1', request: { ...ASK, content: { name: 'x' } }, timeoutMs: 1000 },
+      { type: 'ask', id: 'q1', request: ASK, timeoutMs: 1000, result: { answered: true } },
+      { type: 'ask', id: 'q1', request: ASK, timeoutMs: -1 },
+      { type: 'answer', id: 'q1', result: { answered: true, by: 'ui', content: { action: 'accept' } } },
+    ]) {
+      expect(ClientMessageSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it('accepts an answer (the broker ask result) from the window', () => {
+    expect(ServerMessageSchema.safeParse({ type: 'welcome', approvers: 1, questions: true }).success).toBe(true);
+    expect(ServerMessageSchema.safeParse({ type: 'answer', id: 'q1', result: { answered: true, by: 'ui', content: { action: 'accept', content: { name: 'Ada' } } } }).success).toBe(true);
+    expect(ServerMessageSchema.safeParse({ type: 'answer', id: 'q1', result: { answered: false, how: 'declined', by: 'ui', reason: 'declined by ui' } }).success).toBe(true);
+    expect(ServerMessageSchema.safeParse({ type: 'answer', id: 'q1', result: { answered: false, how: 'timeout', reason: 'x' } }).success).toBe(true);
+    expect(ServerMessageSchema.safeParse({ type: 'answer', id: 'q1', result: { answered: false, how: 'approved', reason: 'x' } }).success).toBe(false);
+    expect(ServerMessageSchema.safeParse({ type: 'answer', id: 'q1', result: { answered: true, by: 'ui' } }).success).toBe(false);
+  });
+
   it('accepts the server messages', () => {
     expect(ServerMessageSchema.safeParse({ type: 'welcome', approvers: 1 }).success).toBe(true);
     expect(ServerMessageSchema.safeParse({ type: 'approvers', count: 0 }).success).toBe(true);
@@ -152,7 +201,7 @@ describe.runIf(posix)('approvals relay', () => {
   it('puts a request in the window broker, labelled by the gateway, and returns the answer', async () => {
     broker.attachApprover({ name: 'ui' });
     const p = peer();
-    expect(await p.hello(777)).toEqual({ type: 'welcome', approvers: 1 });
+    expect(await p.hello(777)).toEqual({ type: 'welcome', approvers: 1, questions: true });
     p.send({ type: 'request', id: 'r1', request: REQ, timeoutMs: 10_000 });
     const pending = await waitUntil(() => broker.pending()[0], 'the pending request');
     expect(pending).toMatchObject({ session: 'gateway:777', tool: 'fs.write', agentSession: 'agent-1', args: REQ.args, kind: 'tool' });
@@ -162,7 +211,7 @@ describe.runIf(posix)('approvals relay', () => {
 
   it('tells the gateway when approvers attach and detach', async () => {
     const p = peer();
-    expect(await p.hello()).toEqual({ type: 'welcome', approvers: 0 });
+    expect(await p.hello()).toEqual({ type: 'welcome', approvers: 0, questions: true });
     const detach = broker.attachApprover({ name: 'ui' });
     await waitUntil(() => p.messages.find((m) => m.type === 'approvers' && m.count === 1), 'count 1');
     detach();
@@ -228,6 +277,74 @@ describe.runIf(posix)('approvals relay', () => {
     expect(events.filter((e) => e.type === 'resolved').at(-1)).toMatchObject({ outcome: { how: 'cancelled' } });
     // The tool grant was scoped to that connection and went with it.
     expect(broker.grantFor({ ...REQ, session: 'gateway:99' })).toBeUndefined();
+  });
+
+  describe('questions (ask)', () => {
+    const answerOf = (p: RawPeer, id: string) => waitUntil(() => p.messages.find((m) => m.type === 'answer' && m.id === id), `answer ${id}`);
+
+    it('asks in the window inbox with its question and label; accepted content comes back as the result', async () => {
+      broker.attachApprover({ name: 'ui' });
+      const p = peer();
+      await p.hello(321);
+      p.send({ type: 'ask', id: 'q1', request: ASK, timeoutMs: 10_000 });
+      const pending = await waitUntil(() => broker.pending()[0], 'the question');
+      expect(pending).toMatchObject({ session: 'gateway:321', kind: 'elicitation', tool: 'elicitation/create', question: FORM, triggerTool: ASK.triggerTool });
+      // The window's own validator: a bad answer is refused and the question keeps waiting.
+      expect(broker.answer(pending.id, { choice: 'accept', by: 'ui', content: { age: 3 } })).toBe(false);
+      expect(broker.answer(pending.id, { choice: 'accept', by: 'ui', content: { name: 'Ada', age: 36 } })).toBe(true);
+      expect((await answerOf(p, 'q1')).result).toEqual({ answered: true, by: 'ui', content: { action: 'accept', content: { name: 'Ada', age: 36 } } });
+    });
+
+    it('a declined or cancelled question comes back unanswered, saying why', async () => {
+      broker.attachApprover({ name: 'ui' });
+      const p = peer();
+      await p.hello();
+      p.send({ type: 'ask', id: 'q1', request: { ...ASK, kind: 'sampling', question: SAMPLING_Q, tool: 'sampling/createMessage' }, timeoutMs: 10_000 });
+      const first = await waitUntil(() => broker.pending()[0], 'the sampling question');
+      broker.answer(first.id, { choice: 'decline', by: 'ui' });
+      expect((await answerOf(p, 'q1')).result).toEqual({ answered: false, how: 'declined', by: 'ui', reason: 'declined by ui' });
+      p.send({ type: 'ask', id: 'q2', request: ASK, timeoutMs: 10_000 });
+      const second = await waitUntil(() => broker.pending()[0], 'the elicitation');
+      broker.answer(second.id, { choice: 'cancel', by: 'ui' });
+      expect((await answerOf(p, 'q2')).result).toEqual({ answered: false, how: 'cancelled', by: 'ui', reason: 'cancelled by ui' });
+    });
+
+    it('times out in the window, is withdrawn by cancel, and by a dropped connection', async () => {
+      broker.attachApprover({ name: 'ui' });
+      const p = peer();
+      await p.hello();
+      p.send({ type: 'ask', id: 'late', request: ASK, timeoutMs: 200 });
+      expect((await answerOf(p, 'late')).result).toEqual({ answered: false, how: 'timeout', reason: 'no answer within 0.2s' });
+
+      p.send({ type: 'ask', id: 'q1', request: ASK, timeoutMs: 10_000 });
+      await waitUntil(() => broker.pending()[0], 'pending');
+      p.send({ type: 'cancel', id: 'q1' });
+      await waitUntil(() => broker.pending().length === 0, 'withdrawn');
+      expect(events.filter((e) => e.type === 'resolved').at(-1)).toMatchObject({ request: { kind: 'elicitation' }, outcome: { how: 'cancelled' } });
+
+      p.send({ type: 'ask', id: 'q2', request: ASK, timeoutMs: 10_000 });
+      await waitUntil(() => broker.pending()[0], 'pending again');
+      p.end();
+      await waitUntil(() => broker.pending().length === 0, 'cancelled on disconnect');
+      expect(events.filter((e) => e.type === 'resolved').at(-1)).toMatchObject({ outcome: { how: 'cancelled' } });
+    });
+
+    it('shares the per-connection bound with requests, and the window caps its timeout', async () => {
+      broker.attachApprover({ name: 'ui' });
+      const p = peer();
+      await p.hello();
+      for (let i = 0; i < RELAY_MAX_PENDING; i++) p.send({ type: 'request', id: `r${i}`, request: { ...REQ, args: { i } }, timeoutMs: 10_000 });
+      p.send({ type: 'ask', id: 'q', request: ASK, timeoutMs: 10_000 });
+      expect((await answerOf(p, 'q')).result).toEqual({ answered: false, how: 'declined', reason: RELAY_QUEUE_FULL_REASON });
+      expect(broker.pending().filter((r) => r.kind === 'elicitation')).toEqual([]);
+    });
+
+    it('without a UI approver in the window it fails closed at once', async () => {
+      const p = peer();
+      await p.hello();
+      p.send({ type: 'ask', id: 'q', request: ASK, timeoutMs: 10_000 });
+      expect((await answerOf(p, 'q')).result).toMatchObject({ answered: false, how: 'no_approver' });
+    });
   });
 
   it('nothing a connection can send approves anything', async () => {
@@ -365,6 +482,106 @@ describe.runIf(posix)('approvals relay', () => {
       const pending = await waitUntil(() => broker.pending()[0], 'pending after reconnect');
       broker.answer(pending.id, { choice: 'allow_once', by: 'ui' });
       expect(await again).toMatchObject({ approved: true, how: 'once' });
+    });
+
+    describe('questions (ask)', () => {
+      const answerFirst = (choice: 'accept' | 'decline' | 'cancel', content?: unknown) =>
+        broker.onEvent((e) => {
+          if (e.type === 'requested' && broker.get(e.request.id)) broker.answer(e.request.id, { choice, by: 'ui', ...(content !== undefined ? { content } : {}) });
+        });
+
+      it('asks the window and returns its answer; a decline declines', async () => {
+        broker.attachApprover({ name: 'ui' });
+        const c = client();
+        await waitUntil(() => c.canAsk(), 'connected, takes questions');
+        const local = new RelayingApprovalBroker(c);
+        let off = answerFirst('accept', { name: 'Ada' });
+        expect(await local.ask(aReq(), { timeoutMs: 5000 })).toEqual({ answered: true, by: 'ui', content: { action: 'accept', content: { name: 'Ada' } } });
+        off();
+        const asked = events.find((e) => e.type === 'requested')!.request;
+        expect(asked).toMatchObject({ session: expect.stringMatching(/^gateway:\d+$/), kind: 'elicitation', question: FORM, triggerTool: ASK.triggerTool, agentSession: 'agent-1' });
+        off = answerFirst('accept', { text: 'forty-two' });
+        expect(await local.ask(aReq({ kind: 'sampling', tool: 'sampling/createMessage', question: SAMPLING_Q }), { timeoutMs: 5000 })).toEqual({
+          answered: true,
+          by: 'ui',
+          content: { role: 'assistant', content: { type: 'text', text: 'forty-two' }, model: 'human (Gatehouse)', stopReason: 'endTurn' },
+        });
+        off();
+        off = answerFirst('decline');
+        expect(await local.ask(aReq(), { timeoutMs: 5000 })).toEqual({ answered: false, how: 'declined', by: 'ui', reason: 'declined by ui' });
+        off();
+      });
+
+      it('times out locally, and an aborted call withdraws the question from the window', async () => {
+        broker.attachApprover({ name: 'ui' });
+        const c = client();
+        await waitUntil(() => c.canAsk(), 'connected');
+        const local = new RelayingApprovalBroker(c);
+        expect(await local.ask(aReq(), { timeoutMs: 300 })).toEqual({ answered: false, how: 'timeout', reason: 'no answer within 0.3s' });
+        await waitUntil(() => broker.pending().length === 0, 'window side settled');
+        const ac = new AbortController();
+        const p = local.ask(aReq(), { timeoutMs: 10_000, signal: ac.signal });
+        await waitUntil(() => broker.pending()[0], 'pending in the window');
+        ac.abort();
+        expect(await p).toMatchObject({ answered: false, how: 'cancelled' });
+        await waitUntil(() => broker.pending().length === 0, 'withdrawn from the window');
+      });
+
+      it('a local approver answers first; a window that goes away fails the question; none at all fails closed', async () => {
+        broker.attachApprover({ name: 'ui' });
+        const c = client();
+        await waitUntil(() => c.canAsk(), 'connected');
+        const local = new RelayingApprovalBroker(c);
+        const detachTty = local.attachApprover({ name: 'tty' });
+        const here = local.ask(aReq(), { timeoutMs: 10_000 });
+        expect(local.pending()[0]).toMatchObject({ kind: 'elicitation', question: FORM });
+        expect(broker.pending()).toEqual([]);
+        local.answer(local.pending()[0]!.id, { choice: 'accept', by: 'tty', content: { name: 'Bo' } });
+        expect(await here).toMatchObject({ answered: true, by: 'tty' });
+        detachTty();
+
+        const waiting = local.ask(aReq(), { timeoutMs: 10_000 });
+        await waitUntil(() => broker.pending()[0], 'pending in the window');
+        await relay.close();
+        expect(await waiting).toEqual({ answered: false, how: 'no_approver', reason: RELAY_LOST_REASON });
+        expect(await local.ask(aReq(), { timeoutMs: 10_000 })).toEqual({ answered: false, how: 'no_approver', reason: RELAY_NO_APPROVER_REASON });
+      });
+
+      it('fails closed with a window too old for questions, and declines an answer that does not fit', async () => {
+        // A stand-in window: welcomes without `questions`, or answers every question with `result`.
+        const fake = (welcome: Record<string, unknown>, result: unknown) => {
+          const sock = path.join(dir, `f${Math.random().toString(36).slice(2, 8)}.sock`);
+          const server = net.createServer((s) => {
+            const lines = new LineSplitter();
+            s.on('data', (chunk: Buffer) => {
+              const got = lines.push(chunk);
+              if (got === 'overflow') return;
+              for (const line of got) {
+                const msg = JSON.parse(line) as { type: string; id?: string };
+                if (msg.type === 'hello') s.write(`${JSON.stringify(welcome)}\n`);
+                if (msg.type === 'ask') s.write(`${JSON.stringify({ type: 'answer', id: msg.id, result })}\n`);
+              }
+            });
+            s.on('error', () => {});
+          });
+          server.listen(sock);
+          return { sock, server };
+        };
+        const old = fake({ type: 'welcome', approvers: 1 }, undefined);
+        const oldClient = client(old.sock);
+        await waitUntil(() => oldClient.canForward(), 'connected to the old window');
+        expect(oldClient.canAsk()).toBe(false);
+        expect(await new RelayingApprovalBroker(oldClient).ask(aReq(), { timeoutMs: 5000 })).toEqual({ answered: false, how: 'no_approver', reason: RELAY_NO_QUESTIONS_REASON });
+
+        const liar = fake({ type: 'welcome', approvers: 1, questions: true }, { answered: true, by: 'ui', content: { action: 'accept', content: { age: 'old' } } });
+        const liarClient = client(liar.sock);
+        await waitUntil(() => liarClient.canAsk(), 'connected to the other window');
+        const res = await new RelayingApprovalBroker(liarClient).ask(aReq(), { timeoutMs: 5000 });
+        expect(res).toMatchObject({ answered: false, how: 'declined', by: 'ui' });
+        expect(res.answered === false && res.reason).toBe(`${RELAY_BAD_ANSWER_REASON}: 'name' is required`);
+        old.server.close();
+        liar.server.close();
+      });
     });
   });
 });

@@ -6,15 +6,42 @@
 // RelayingApprovalBroker is an ApprovalBroker (the Gateway needs no change) that decides per
 // request: a local approver (the terminal) answers as before; else a connected window with at
 // least one UI approver is asked; else it is a DENY at once that says how to get approvals.
+// Questions (`ask`: a server's sampling or elicitation request no agent client can answer) take
+// the same route, and fail closed the same way.
 import fs from 'node:fs';
 import net from 'node:net';
 import { EventEmitter } from 'node:events';
-import { ApprovalBroker, cancelledOutcome, timeoutOutcome, type ApprovalBrokerOptions, type ApprovalOutcome, type ApprovalRequest } from './broker';
-import { LineSplitter, parseLine, RELAY_PROTOCOL_VERSION, ServerMessageSchema, toOutcome, toRelayedRequest, type ClientMessage, type RelayedRequest } from './relay-wire';
+import {
+  ApprovalBroker,
+  cancelledOutcome,
+  timeoutOutcome,
+  type ApprovalBrokerOptions,
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  type AskRequest,
+  type AskResult,
+} from './broker';
+import { acceptAnswer, isUrlElicitation } from './questions';
+import {
+  LineSplitter,
+  parseLine,
+  RELAY_PROTOCOL_VERSION,
+  ServerMessageSchema,
+  toAskResult,
+  toOutcome,
+  toRelayedAsk,
+  toRelayedRequest,
+  type ClientMessage,
+  type RelayedAsk,
+  type RelayedRequest,
+} from './relay-wire';
 
 export const RELAY_NO_APPROVER_REASON =
   'approval required but no approver is attached: open the Gatehouse window (gatehouse serve or the desktop app) with the same data directory, or run the gateway in a terminal';
 export const RELAY_LOST_REASON = 'the Gatehouse window went away before anyone answered';
+export const RELAY_NO_QUESTIONS_REASON =
+  'no approver here can answer questions from servers, and the Gatehouse window is too old to take them: update it, or run the gateway in a terminal';
+export const RELAY_BAD_ANSWER_REASON = "the Gatehouse window's answer does not fit the question";
 
 export interface RelayClientOptions {
   socketPath: string;
@@ -29,9 +56,7 @@ export interface RelayClientOptions {
 
 type RelayState = 'idle' | 'connecting' | 'connected' | 'closed';
 
-interface Submitted {
-  onOutcome: (o: ApprovalOutcome) => void;
-}
+type Submitted = { kind: 'request'; onOutcome: (o: ApprovalOutcome) => void } | { kind: 'ask'; onAnswer: (r: AskResult) => void };
 
 /** One connection to a window's relay, kept up with reconnects; never throws, never blocks. */
 export class RelayClient extends EventEmitter<{ state: [RelayState, number] }> {
@@ -39,6 +64,7 @@ export class RelayClient extends EventEmitter<{ state: [RelayState, number] }> {
   private socket: net.Socket | undefined;
   private welcomed = false;
   private approverCount = 0;
+  private windowQuestions = false;
   private backoff: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private nextId = 1;
@@ -71,6 +97,11 @@ export class RelayClient extends EventEmitter<{ state: [RelayState, number] }> {
     return this.state === 'connected' && this.welcomed && this.approverCount > 0;
   }
 
+  /** canForward(), and the window takes questions (`ask`). */
+  canAsk(): boolean {
+    return this.canForward() && this.windowQuestions;
+  }
+
   connected(): boolean {
     return this.state === 'connected' && this.welcomed;
   }
@@ -86,8 +117,25 @@ export class RelayClient extends EventEmitter<{ state: [RelayState, number] }> {
       queueMicrotask(() => onOutcome({ approved: false, how: 'no_approver', reason: RELAY_NO_APPROVER_REASON }));
       return { cancel: () => {} };
     }
-    this.submitted.set(id, { onOutcome });
-    this.send({ type: 'request', id, request, timeoutMs: Math.max(1, Math.min(Math.round(timeoutMs), 2 ** 31 - 1)) });
+    this.submitted.set(id, { kind: 'request', onOutcome });
+    this.send({ type: 'request', id, request, timeoutMs: wireTimeout(timeoutMs) });
+    return this.canceller(id);
+  }
+
+  /** Sends one question; `onAnswer` is called exactly once unless `cancel()` comes first. */
+  submitAsk(request: RelayedAsk, timeoutMs: number, onAnswer: (r: AskResult) => void): { cancel(): void } {
+    const id = String(this.nextId++);
+    if (!this.connected() || !this.windowQuestions) {
+      const reason = this.connected() ? RELAY_NO_QUESTIONS_REASON : RELAY_NO_APPROVER_REASON;
+      queueMicrotask(() => onAnswer({ answered: false, how: 'no_approver', reason }));
+      return { cancel: () => {} };
+    }
+    this.submitted.set(id, { kind: 'ask', onAnswer });
+    this.send({ type: 'ask', id, request, timeoutMs: wireTimeout(timeoutMs) });
+    return this.canceller(id);
+  }
+
+  private canceller(id: string): { cancel(): void } {
     return {
       cancel: () => {
         if (!this.submitted.delete(id)) return;
@@ -139,6 +187,7 @@ export class RelayClient extends EventEmitter<{ state: [RelayState, number] }> {
         if (msg.type === 'welcome') {
           this.welcomed = true;
           this.approverCount = msg.approvers;
+          this.windowQuestions = msg.questions === true;
           this.backoff = this.opts.initialBackoffMs ?? 250;
           this.warned = false;
           this.opts.log?.(`gatehouse gateway: approvals now go to the Gatehouse window (${msg.approvers} approver${msg.approvers === 1 ? '' : 's'} attached)`);
@@ -150,9 +199,11 @@ export class RelayClient extends EventEmitter<{ state: [RelayState, number] }> {
           this.emit('state', this.state, this.approvers());
         } else {
           const s = this.submitted.get(msg.id);
-          if (!s) continue;
+          // An outcome for a question or an answer for a request settles nothing (the local timeout still holds).
+          if (!s || s.kind !== (msg.type === 'outcome' ? 'request' : 'ask')) continue;
           this.submitted.delete(msg.id);
-          s.onOutcome(toOutcome(msg.outcome));
+          if (s.kind === 'request' && msg.type === 'outcome') s.onOutcome(toOutcome(msg.outcome));
+          else if (s.kind === 'ask' && msg.type === 'answer') s.onAnswer(toAskResult(msg.result));
         }
       }
     });
@@ -163,6 +214,7 @@ export class RelayClient extends EventEmitter<{ state: [RelayState, number] }> {
       const wasWelcomed = this.welcomed;
       this.welcomed = false;
       this.approverCount = 0;
+      this.windowQuestions = false;
       this.failAll(RELAY_LOST_REASON);
       if (this.state === 'closed') return;
       if (wasWelcomed) this.opts.log?.('gatehouse gateway: the Gatehouse window went away; calls that need approval are denied until it is back');
@@ -190,8 +242,15 @@ export class RelayClient extends EventEmitter<{ state: [RelayState, number] }> {
   private failAll(reason: string): void {
     const all = [...this.submitted.values()];
     this.submitted.clear();
-    for (const s of all) s.onOutcome({ approved: false, how: 'no_approver', reason });
+    for (const s of all) {
+      if (s.kind === 'request') s.onOutcome({ approved: false, how: 'no_approver', reason });
+      else s.onAnswer({ answered: false, how: 'no_approver', reason });
+    }
   }
+}
+
+function wireTimeout(timeoutMs: number): number {
+  return Math.max(1, Math.min(Math.round(timeoutMs), 2 ** 31 - 1));
 }
 
 /**
@@ -264,4 +323,58 @@ export class RelayingApprovalBroker extends ApprovalBroker {
       opts.signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
+
+  /**
+   * A question goes where a request would: the terminal, else the window (when it takes
+   * questions), else nowhere (fail closed, saying how to fix it). The window's answer is checked
+   * against the question here too, and the result the server gets is rebuilt from it.
+   */
+  override ask(req: AskRequest, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<AskResult> {
+    if (this.route() !== 'relay' || opts.signal?.aborted) return super.ask(req, opts);
+    if (!this.relay.canAsk()) return Promise.resolve({ answered: false, how: 'no_approver', reason: RELAY_NO_QUESTIONS_REASON });
+    const timeoutMs = Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0 ? opts.timeoutMs : 0;
+    return new Promise<AskResult>((resolve) => {
+      let done = false;
+      const finish = (result: AskResult) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const handle = this.relay.submitAsk(toRelayedAsk(req), Math.max(timeoutMs, 1), (result) => finish(checkWindowAnswer(req, result)));
+      const onAbort = () => {
+        handle.cancel();
+        finish({ answered: false, how: 'cancelled', reason: cancelledOutcome().reason });
+      };
+      const timer = setTimeout(() => {
+        handle.cancel();
+        finish({ answered: false, how: 'timeout', reason: timeoutOutcome(timeoutMs).reason });
+      }, timeoutMs);
+      timer.unref?.();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
+/**
+ * An answered result from the window, checked with the same rules the window's broker used
+ * (questions.ts): elicitation `{action: 'accept', content?}` whose content fits the schema, or
+ * a sampling reply with text. Anything else is a decline.
+ */
+function checkWindowAnswer(req: AskRequest, result: AskResult): AskResult {
+  if (!result.answered) return result;
+  const r = result.content;
+  let content: unknown;
+  if (req.kind === 'sampling') {
+    const c = r.content as { type?: unknown; text?: unknown } | undefined;
+    content = c && c.type === 'text' ? { text: c.text } : undefined;
+  } else if (r.action === 'accept') {
+    content = isUrlElicitation(req.question) ? undefined : (r.content ?? {});
+  } else {
+    return { answered: false, how: 'declined', by: result.by, reason: RELAY_BAD_ANSWER_REASON };
+  }
+  const check = acceptAnswer(req.kind, req.question, content);
+  if (!check.ok) return { answered: false, how: 'declined', by: result.by, reason: `${RELAY_BAD_ANSWER_REASON}: ${check.error}` };
+  return { answered: true, by: result.by, content: check.result };
 }

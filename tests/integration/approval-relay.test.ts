@@ -2,7 +2,8 @@
 // UI-like approver, answering through host.broker.answer as the dispatcher does for the UI) and
 // the REAL `node cli.mjs gateway --profile P --quiet --data-dir SAME` as a child process spoken
 // to over stdio, as Claude Desktop or Cursor would run it. The gateway has no terminal (it runs
-// under setsid where available), so its only way to get an answer is the window's relay.
+// under setsid where available), so its only way to get an answer is the window's relay: for
+// tool approvals, and for its servers' questions (elicitation) that its client cannot answer.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,11 +30,25 @@ policy:
     - { match: "fs.read", decision: allow }
 `;
 
+// server-everything asks for input (elicitation) from its trigger-elicitation-request tool.
+const QUESTIONS_PROFILE = `
+name: relay-questions
+workspace: ./ws
+servers:
+  everything:
+    command: mcp-server-everything
+    args: ["stdio"]
+policy:
+  default: allow
+  approval_timeout_s: 20
+`;
+
 const INIT = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'relay-test', version: '1.0.0' } };
 
 let bundle: TestBundle;
 let tmp: ReturnType<typeof tempDir>;
 let profileFile: string;
+let questionsProfileFile: string;
 let dataDir: string;
 
 /** The window: a Host with the relay and one UI approver whose answers the test decides. */
@@ -67,8 +82,8 @@ const peers: RawStdioPeer[] = [];
 let window: Window | undefined;
 let nextId = 1;
 
-async function startGateway(quiet = true): Promise<RawStdioPeer> {
-  const argv = [bundle.entry('cli'), 'gateway', '--profile', profileFile, ...(quiet ? ['--quiet'] : []), '--data-dir', dataDir];
+async function startGateway(quiet = true, profile = profileFile): Promise<RawStdioPeer> {
+  const argv = [bundle.entry('cli'), 'gateway', '--profile', profile, ...(quiet ? ['--quiet'] : []), '--data-dir', dataDir];
   // No controlling terminal: otherwise the gateway would ask on the test runner's terminal.
   const peer = existsSync('/usr/bin/setsid') ? new RawStdioPeer('/usr/bin/setsid', [process.execPath, ...argv], { cwd: tmp.dir }) : new RawStdioPeer(process.execPath, argv, { cwd: tmp.dir });
   peers.push(peer);
@@ -88,6 +103,7 @@ beforeAll(() => {
   bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'relay');
   tmp = tempDir('gh-relay-');
   profileFile = writeProfile(tmp.dir, PROFILE);
+  questionsProfileFile = writeProfile(tmp.dir, QUESTIONS_PROFILE, 'questions.yaml');
   dataDir = path.join(tmp.dir, 'data');
 });
 
@@ -193,5 +209,48 @@ describe('approvals relayed from a gateway process to the window', () => {
       return audit.queryDecisions({}).find((d) => d.tool === 'fs.write' && d.outcome === 'approved' && JSON.stringify(d.args ?? null).includes('audited.txt'));
     }, 'the gateway decision in the shared audit store');
     expect(row.answeredBy).toBe('ui');
+  });
+});
+
+describe("a gateway process's questions (elicitation) answered in the window", () => {
+  /** Calls the elicitation tool without waiting; returns the question as the window's inbox has it. */
+  async function elicit(peer: RawStdioPeer, w: Window) {
+    const id = nextId++;
+    const before = new Set(w.host.broker.pending().map((p) => p.id));
+    const result = peer.request(id, 'tools/call', { name: 'trigger-elicitation-request', arguments: {} }).then((f) => {
+      const r = f.message.result as { content: Array<{ text?: string }>; isError?: boolean } | undefined;
+      return { text: r ? r.content.map((c) => c.text ?? '').join('\n') : JSON.stringify(f.message.error), isError: !r || r.isError === true };
+    });
+    const pending = await waitFor(() => w.host.broker.pending().find((p) => p.kind === 'elicitation' && !before.has(p.id)), 'the question in the window inbox');
+    return { pending, result };
+  }
+
+  it('the question shows in the window inbox; values answered there reach the server', async () => {
+    window = await new Window().start();
+    const peer = await startGateway(true, questionsProfileFile);
+    await waitFor(() => window!.relay.connections() === 1, 'the gateway connected to the relay');
+    const { pending, result } = await elicit(peer, window);
+    expect(pending).toMatchObject({ session: `gateway:${peer.child.pid}`, server: 'everything', tool: 'elicitation/create', triggerTool: 'everything.trigger-elicitation-request' });
+    const q = pending.question as { message: string; requestedSchema: { required: string[]; properties: Record<string, unknown> } };
+    expect(q.message).toBe('Please provide inputs for the following fields:');
+    expect(q.requestedSchema.required).toEqual(['name']);
+    // The window's validator refuses what does not fit; the question keeps waiting.
+    expect(window.host.broker.answer(pending.id, { choice: 'accept', by: 'ui', content: { integer: 'many' } })).toBe(false);
+    expect(window.host.broker.answer(pending.id, { choice: 'accept', by: 'ui', content: { name: 'Ada Lovelace', check: true, integer: 7 } })).toBe(true);
+    const r = await result;
+    expect(r.isError, r.text).toBe(false);
+    expect(r.text).toContain('User provided the requested information');
+    expect(r.text).toContain('- Name: Ada Lovelace');
+    expect(r.text).toContain('- Favorite Integer: 7');
+    expect(window.host.broker.pending()).toEqual([]);
+  });
+
+  it('declined in the window: the server takes its decline path', async () => {
+    window = await new Window().start();
+    const peer = await startGateway(true, questionsProfileFile);
+    await waitFor(() => window!.relay.connections() === 1, 'the gateway connected to the relay');
+    const { pending, result } = await elicit(peer, window);
+    window.host.broker.answer(pending.id, { choice: 'decline', by: 'ui' });
+    expect((await result).text).toContain('User declined to provide the requested information');
   });
 });

@@ -14,6 +14,7 @@ import { DiffView } from './diff-view';
 import { patchArgument } from './diff';
 import { QuestionAnswer } from './question-card';
 import { questionView } from './question';
+import { originLabel } from './origin';
 
 export const CHOICE_KEYS: Record<string, ApprovalChoice> = { a: 'allow_once', s: 'allow_session', d: 'deny', t: 'allow_tool_session' };
 
@@ -65,6 +66,8 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
   const friendly = r.advertisedName ?? r.tool;
   const KindIcon = kind === 'sampling' ? Bot : kind === 'elicitation' ? MessageSquareText : ShieldQuestion;
   const heading = kind === 'sampling' ? `Sampling request from ${r.server}` : kind === 'elicitation' ? `Elicitation request from ${r.server}` : friendly;
+  // Relayed by a `gatehouse gateway` another MCP host runs (session `gateway:<pid>`).
+  const origin = originLabel(r.session);
 
   return (
     <article
@@ -107,6 +110,12 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
                 for the call <code className="mono">{r.tool}</code>
               </span>
             )}
+            {origin ? (
+              <>
+                <span className="sep">·</span>
+                <span className="approval-origin" title={`relayed by ${r.session}`}>{origin}</span>
+              </>
+            ) : null}
           </div>
         </div>
         {total > 1 ? <span className="approval-pos" aria-label={`Request ${position} of ${total}`}>{position}/{total}</span> : null}

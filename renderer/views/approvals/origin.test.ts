@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { originLabel } from './origin';
+
+describe('originLabel', () => {
+  it('names the gateway process a relayed request came from', () => {
+    expect(originLabel('gateway:4242')).toBe('from gateway process 4242');
+    expect(originLabel('gateway:4242#2')).toBe('from gateway process 4242 (connection 2)');
+  });
+
+  it('says nothing for the window’s own sessions', () => {
+    expect(originLabel('launch-1')).toBeUndefined();
+    expect(originLabel('gateway:')).toBeUndefined();
+    expect(originLabel('xgateway:1')).toBeUndefined();
+    expect(originLabel(undefined)).toBeUndefined();
+  });
+});
