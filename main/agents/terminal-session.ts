@@ -60,6 +60,8 @@ export class TerminalSession extends EventEmitter<Events> {
   private scrollbackChars = 0;
   private readonly scrollbackLimit: number;
   private info: TerminalInfo;
+  private exitWatch: NodeJS.Timeout | undefined;
+  private childGone = false;
 
   constructor(backend: PtyBackend, spec: TerminalSpec) {
     super();
@@ -75,6 +77,8 @@ export class TerminalSession extends EventEmitter<Events> {
       if (tail) this.queue(tail);
       this.flush();
       this.info = { ...this.info, exit: { code: exitCode ?? null, signal: signal ?? null, at: Date.now() } };
+      if (this.exitWatch) clearInterval(this.exitWatch);
+      this.exitWatch = undefined;
       this.emit('exit', { code: exitCode ?? null, signal: signal ?? null });
     });
   }
@@ -165,9 +169,36 @@ export class TerminalSession extends EventEmitter<Events> {
   }
 
   private setPaused(paused: boolean): void {
-    if (paused === this.paused || this.info.exit) return;
+    if (paused === this.paused) return;
+    // Never pause once the program is gone: what is left in the pty must drain (see below).
+    if (paused && (this.info.exit || this.childGone)) return;
     this.paused = paused;
-    if (paused) this.pty.pause();
-    else this.pty.resume();
+    if (paused) {
+      this.pty.pause();
+      // Trap: node-pty, when the child exits, waits at most 200 ms for its socket to close and
+      // then destroys it, discarding output not yet read. A paused socket is not read, so a fast
+      // producer that exits while a slow window lags would lose its last output. While paused,
+      // watch the child; once it is gone, resume (nothing more can be produced, so the rest is
+      // bounded by the pty's own buffer).
+      this.exitWatch = setInterval(() => {
+        if (this.pid === undefined || processGone(this.pid)) {
+          this.childGone = true;
+          this.setPaused(false);
+        }
+      }, 25);
+    } else {
+      if (this.exitWatch) clearInterval(this.exitWatch);
+      this.exitWatch = undefined;
+      this.pty.resume();
+    }
+  }
+}
+
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }

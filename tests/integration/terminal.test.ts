@@ -138,4 +138,28 @@ describe('agents in a terminal', () => {
     // The scrollback is bounded too.
     expect(session.replay().length).toBeLessThanOrEqual(2_000_000 + 200_000);
   }, 300_000);
+
+  it('holds a fast producer at the high watermark while its window does not acknowledge, and ends it on close', async () => {
+    const file = profile(`  preset: custom
+  command: node
+  args: ["${path.join(fixtures, 'flood.mjs')}", "1000000"]
+  autostart: false`);
+    host = new Host({ dataDir: path.join(tmp.dir, 'data') });
+    const launch = await host.launch(file, { httpPort: 0 });
+    const opened = await host.openTerminal(launch.id);
+    if ('unavailable' in opened) throw new Error(opened.unavailable);
+    const session = host.terminals.get(opened.id)!;
+    session.joinFlowControl(); // and never acknowledges anything
+    let received = 0;
+    session.on('data', (chunk) => (received += chunk.length));
+    await waitFor(() => session.flowState().paused, { timeoutMs: 30_000 });
+    const atPause = received;
+    // Paused, the program blocks on its writes: output stops growing, memory stays bounded.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(received - atPause).toBeLessThan(300_000);
+    expect(session.flowState().unacked).toBeLessThan(HIGH_WATERMARK + 400_000);
+    expect(session.status().exit).toBeUndefined();
+    host.terminals.close(opened.id);
+    await waitFor(() => session.status().exit !== undefined, { timeoutMs: 10_000 });
+  }, 120_000);
 });
