@@ -3,6 +3,7 @@
 // traversal and the CSP are unit-tested on plain Node; main.ts does the reading.
 import path from 'node:path';
 import { APP_HOST, APP_SCHEME } from './app-origin';
+import { contentTypeFor } from '../web/content-types';
 
 /**
  * The window's Content-Security-Policy. Unlike the web shell's, `connect-src` is `'self'` only:
@@ -12,27 +13,6 @@ import { APP_HOST, APP_SCHEME } from './app-origin';
 export const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
   "connect-src 'self'; frame-ancestors 'none'";
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-  '.ttf': 'font/ttf',
-  '.txt': 'text/plain; charset=utf-8',
-  '.wasm': 'application/wasm',
-};
 
 export type AppRequestResolution =
   | { ok: true; file: string; contentType: string }
@@ -72,8 +52,7 @@ export function resolveAppRequest(requestUrl: string, rootDir: string, method = 
   const file = path.resolve(root, ...segments);
   const inside = path.relative(root, file);
   if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return { ok: false, status: 403, reason: 'outside the app folder' };
-  const ext = path.extname(file).toLowerCase();
-  return { ok: true, file, contentType: TYPES[ext] ?? 'application/octet-stream' };
+  return { ok: true, file, contentType: contentTypeFor(file) };
 }
 
 /** Headers on every response of the protocol, errors included. */

@@ -684,15 +684,19 @@ export class Gateway extends EventEmitter<Events> {
     return owner;
   }
 
-  private async listResources(): Promise<Resource[]> {
-    const perServer = await Promise.all(
+  /** Every page of `method` from each ready server that offers resources, tagged with its server. */
+  private async fromResourceServers<T>(method: string, key: string): Promise<Array<{ id: string; items: T[] }>> {
+    return Promise.all(
       this.readyServers()
         .filter((s) => s.client?.getServerCapabilities()?.resources)
-        .map(async (s) => ({ id: s.id, resources: await this.listAll<Resource>(s, 'resources/list', 'resources').catch(() => []) })),
+        .map(async (s) => ({ id: s.id, items: await this.listAll<T>(s, method, key).catch(() => [] as T[]) })),
     );
+  }
+
+  private async listResources(): Promise<Resource[]> {
     const out: Resource[] = [];
-    for (const p of perServer) {
-      for (const r of p.resources) {
+    for (const p of await this.fromResourceServers<Resource>('resources/list', 'resources')) {
+      for (const r of p.items) {
         this.resourceOwners.set(r.uri, p.id);
         out.push(r);
       }
@@ -701,15 +705,10 @@ export class Gateway extends EventEmitter<Events> {
   }
 
   private async listTemplates(): Promise<ResourceTemplate[]> {
-    const perServer = await Promise.all(
-      this.readyServers()
-        .filter((s) => s.client?.getServerCapabilities()?.resources)
-        .map(async (s) => ({ id: s.id, templates: await this.listAll<ResourceTemplate>(s, 'resources/templates/list', 'resourceTemplates').catch(() => []) })),
-    );
     const out: ResourceTemplate[] = [];
     const owners: Array<{ template: UriTemplate; server: string }> = [];
-    for (const p of perServer) {
-      for (const t of p.templates) {
+    for (const p of await this.fromResourceServers<ResourceTemplate>('resources/templates/list', 'resourceTemplates')) {
+      for (const t of p.items) {
         owners.push({ template: new UriTemplate(t.uriTemplate), server: p.id });
         out.push(t);
       }

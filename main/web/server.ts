@@ -18,6 +18,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { WsClientMessageSchema, type EventName } from '../../common/host-api';
 import type { HostApiDispatcher } from '../api/dispatcher';
 import { WebAuth } from './auth';
+import { contentTypeFor } from './content-types';
 
 export const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
@@ -26,23 +27,6 @@ export const CSP =
 /** Above this many bytes waiting in a socket, traffic and stderr batches are dropped (and counted). */
 export const WS_HIGH_WATERMARK = 4 * 1024 * 1024;
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-  '.ttf': 'font/ttf',
-  '.txt': 'text/plain; charset=utf-8',
-  '.webmanifest': 'application/manifest+json',
-};
 
 export interface WebServerOptions {
   dispatcher: HostApiDispatcher;
@@ -152,7 +136,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       if (!stat?.isFile()) return plain(res, 503, `the renderer is not built (no ${target}): run npm run build`);
     }
     res.statusCode = 200;
-    res.setHeader('Content-Type', TYPES[path.extname(target).toLowerCase()] ?? 'application/octet-stream');
+    res.setHeader('Content-Type', contentTypeFor(target));
     res.setHeader('Content-Length', String(stat.size));
     if (req.method === 'HEAD') {
       res.end();
