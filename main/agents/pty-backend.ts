@@ -36,6 +36,7 @@ export function nodePtyBackend(): PtyBackend {
         // reads are reassembled exactly once, in one place.
         encoding: null,
       });
+      deferSocketDestroy(proc);
       return {
         get pid() {
           return proc.pid;
@@ -50,4 +51,34 @@ export function nodePtyBackend(): PtyBackend {
       };
     },
   };
+}
+
+/**
+ * Trap: node-pty (unixTerminal.js) destroys the pty socket 200 ms after the child exits, a
+ * workaround for macOS sockets that never close. On Linux the socket closes by itself (EIO)
+ * once the output left in the pty has been read; destroying it earlier discards that output.
+ * With a busy event loop (2 shared cores, a full test run) 200 ms is not enough to read it, and
+ * the last few KB of a program's output were lost. So: when that destroy comes while the
+ * socket is still open, drain first (resume, the child is gone so nothing more can come) and
+ * destroy on close, or after 5 s at most.
+ */
+function deferSocketDestroy(proc: unknown): void {
+  const socket = (proc as { _socket?: import('node:net').Socket })._socket;
+  if (!socket || typeof socket.destroy !== 'function') return;
+  const destroyNow = socket.destroy.bind(socket);
+  let deferred = false;
+  socket.destroy = ((err?: Error) => {
+    if (deferred || err || socket.destroyed || socket.readableEnded) return destroyNow(err);
+    deferred = true;
+    const cap = setTimeout(() => destroyNow(), 5000);
+    cap.unref();
+    const done = () => {
+      clearTimeout(cap);
+      if (!socket.destroyed) destroyNow();
+    };
+    socket.once('close', done);
+    socket.once('error', done);
+    socket.resume();
+    return socket;
+  }) as typeof socket.destroy;
 }
