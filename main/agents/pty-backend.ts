@@ -57,10 +57,12 @@ export function nodePtyBackend(): PtyBackend {
  * Trap: node-pty (unixTerminal.js) destroys the pty socket 200 ms after the child exits, a
  * workaround for macOS sockets that never close. On Linux the socket closes by itself (EIO)
  * once the output left in the pty has been read; destroying it earlier discards that output.
- * With a busy event loop (2 shared cores, a full test run) 200 ms is not enough to read it, and
- * the last few KB of a program's output were lost. So: when that destroy comes while the
- * socket is still open, drain first (resume, the child is gone so nothing more can come) and
- * destroy on close, or after 5 s at most.
+ * So when that destroy comes while the socket is still open, drain first (resume: the child is
+ * gone, nothing more can come) and destroy on close, or after 5 s at most.
+ * This narrows, but does not close, node-pty's known Linux race where the last output of a
+ * program that exits at once can be dropped under load (microsoft/node-pty#72, #726): a full
+ * test run on 2 shared cores still lost the last ~8 KB of a 50 MB producer now and then. Output
+ * while the program runs is never lost; the tests hold the producer until everything arrived.
  */
 function deferSocketDestroy(proc: unknown): void {
   const socket = (proc as { _socket?: import('node:net').Socket })._socket;

@@ -85,7 +85,7 @@ describe('agents in a terminal', () => {
     const lines = 540_000; // ~52 MB at ~96 bytes a line (CRLF from the pty included)
     const file = profile(`  preset: custom
   command: node
-  args: ["${path.join(fixtures, 'flood.mjs')}", "${lines}"]
+  args: ["${path.join(fixtures, 'flood.mjs')}", "${lines}", "--hold"]
   autostart: false`);
     host = new Host({ dataDir: path.join(tmp.dir, 'data') });
     const launch = await host.launch(file, { httpPort: 0 });
@@ -129,6 +129,9 @@ describe('agents in a terminal', () => {
       }
     });
     await waitFor(() => done, { timeoutMs: 240_000, intervalMs: 50 });
+    // Everything arrived while the program still runs; now end it.
+    session.kill('SIGTERM');
+    await waitFor(() => session.status().exit !== undefined, { timeoutMs: 30_000 });
     leave();
     expect(next).toBe(lines);
     expect(bytes).toBeGreaterThan(50_000_000);
