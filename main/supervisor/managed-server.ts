@@ -26,6 +26,7 @@ import { LineSplitter } from '../protocol/line-splitter';
 import { TappedTransport, transportObserver, type StderrBus, type TapMeta, type TrafficTap } from '../protocol/traffic-tap';
 import { buildServerEnv } from './env';
 import { CommandNotFoundError, resolveCommand } from './shell-path';
+import { bundledBinEntry } from './bundled-bins';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import type { ExitInfo, ServerState, ServerStatus } from './types';
 
@@ -342,8 +343,16 @@ export class ManagedServer extends EventEmitter<Events> {
     } else {
       cwd = spec.cwd;
       if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`working directory ${cwd} does not exist`);
-      command = resolveCommand(spec.command, this.opts.searchPath, cwd);
-      args = spec.args;
+      try {
+        command = resolveCommand(spec.command, this.opts.searchPath, cwd);
+        args = spec.args;
+      } catch (err) {
+        const entry = err instanceof CommandNotFoundError ? bundledBinEntry(spec.command) : undefined;
+        if (!entry) throw err;
+        // A server Gatehouse ships, in an install without node_modules/.bin (a packaged app).
+        command = process.versions.electron ? resolveCommand('node', this.opts.searchPath, cwd) : process.execPath;
+        args = [entry, ...spec.args];
+      }
     }
     const child = spawn(command, args, {
       cwd,
