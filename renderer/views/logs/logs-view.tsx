@@ -142,7 +142,7 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
     <section className="logs-view" aria-label="Logs view">
       <div className="logs-toolbar" role="toolbar" aria-label="Logs controls">
         <select
-          className="logs-input"
+          className="tb-input"
           aria-label="Server"
           value={current ? `${current.launchId}\u0000${current.serverId}` : ''}
           onChange={(e) => {
@@ -163,7 +163,7 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
         </select>
         <span className="logs-search">
           <input
-            className="logs-input"
+            className="tb-input"
             type="search"
             placeholder="Search lines"
             aria-label="Search logs"
@@ -185,22 +185,22 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
           <span className="logs-hits" role="status" aria-live="polite">
             {query ? (hits.length === 0 ? 'no hits' : `${hitIndex >= 0 ? Math.min(hitIndex, hits.length - 1) + 1 : 0} of ${hits.length}`) : ''}
           </span>
-          <button type="button" className="logs-btn" aria-label="Previous hit (Shift+Enter)" disabled={hits.length === 0} onClick={() => step(-1)}>
+          <button type="button" className="tb-btn" aria-label="Previous hit (Shift+Enter)" disabled={hits.length === 0} onClick={() => step(-1)}>
             ↑
           </button>
-          <button type="button" className="logs-btn" aria-label="Next hit (Enter)" disabled={hits.length === 0} onClick={() => step(1)}>
+          <button type="button" className="tb-btn" aria-label="Next hit (Enter)" disabled={hits.length === 0} onClick={() => step(1)}>
             ↓
           </button>
         </span>
-        <button type="button" className={`logs-btn${raw ? ' is-on' : ''}`} aria-pressed={raw} onClick={() => setRaw(!raw)} title="Show escape sequences as they came">
+        <button type="button" className={`tb-btn${raw ? ' is-on' : ''}`} aria-pressed={raw} onClick={() => setRaw(!raw)} title="Show escape sequences as they came">
           Raw
         </button>
-        <button type="button" className={`logs-btn${wrap ? ' is-on' : ''}`} aria-pressed={wrap} onClick={() => setWrap(!wrap)} title="Wrap long lines at word boundaries, or scroll horizontally">
+        <button type="button" className={`tb-btn${wrap ? ' is-on' : ''}`} aria-pressed={wrap} onClick={() => setWrap(!wrap)} title="Wrap long lines at word boundaries, or scroll horizontally">
           Wrap
         </button>
         <button
           type="button"
-          className={`logs-btn${paused ? ' is-on' : ''}`}
+          className={`tb-btn${paused ? ' is-on' : ''}`}
           aria-pressed={paused}
           onClick={() => {
             setPaused(!paused);
@@ -215,7 +215,7 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
         {!follow && !paused ? (
           <button
             type="button"
-            className="logs-btn"
+            className="tb-btn"
             onClick={() => {
               setAtBottom(true);
               setHitIndex(-1);
@@ -231,7 +231,7 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
             {stats.dropped > 0 ? <span className="logs-dropped">, {stats.dropped.toLocaleString()} dropped</span> : ''}
           </span>
         ) : null}
-        <select className="logs-input" aria-label="Lines kept per server" value={store.getCapacity()} onChange={(e) => store.setCapacity(Number(e.target.value))}>
+        <select className="tb-input" aria-label="Lines kept per server" value={store.getCapacity()} onChange={(e) => store.setCapacity(Number(e.target.value))}>
           {[...new Set([...CAPACITIES, store.getCapacity()])].sort((a, b) => a - b).map((c) => (
             <option key={c} value={c}>
               {c.toLocaleString()} lines

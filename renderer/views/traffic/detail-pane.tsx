@@ -52,15 +52,15 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
           {ev.fault ? <span className="traffic-fault-text">{ev.fault}</span> : null}
         </span>
         <span className="traffic-detail-actions">
-          <button type="button" className="traffic-btn" onClick={() => downloadText(toJsonl(hops), `exchange-${ev.exchange ?? ev.seq}.jsonl`)}>
+          <button type="button" className="tb-btn" onClick={() => downloadText(toJsonl(hops), `exchange-${ev.exchange ?? ev.seq}.jsonl`)}>
             Export exchange
           </button>
           {canReplay(request ?? row) && onReplay ? (
-            <button type="button" className="traffic-btn traffic-btn-primary" onClick={() => onReplay(request ?? row)} title="Re-send this tools/call through the gateway (same launch, tool and arguments)">
+            <button type="button" className="tb-btn tb-btn-primary" onClick={() => onReplay(request ?? row)} title="Re-send this tools/call through the gateway (same launch, tool and arguments)">
               Replay
             </button>
           ) : null}
-          <button type="button" className="traffic-btn" aria-label="Close details" onClick={onClose}>
+          <button type="button" className="tb-btn" aria-label="Close details" onClick={onClose}>
             ✕
           </button>
         </span>
@@ -111,7 +111,7 @@ function MessageColumn({ label, row, query }: { label: string; row: TrafficRow; 
         </span>
         <button
           type="button"
-          className="traffic-btn traffic-btn-quiet"
+          className="tb-btn tb-btn-quiet"
           aria-label={`Copy ${label.toLowerCase()} JSON`}
           onClick={() => void copyText(JSON.stringify(row.ev.message, null, 2)).then(setCopied)}
         >

@@ -60,7 +60,7 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
   return (
     <div className="traffic-filters" role="search" aria-label="Traffic filters">
       <input
-        className="traffic-input traffic-search"
+        className="tb-input traffic-search"
         type="search"
         placeholder="Search method, summary, JSON…"
         aria-label="Search traffic"
@@ -72,7 +72,7 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
       />
       <span className="traffic-method-add">
         <input
-          className="traffic-input"
+          className="tb-input"
           list={listId}
           placeholder="method, or prefix/*"
           aria-label="Method to include or exclude"
@@ -87,19 +87,19 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
             <option key={m} value={m} />
           ))}
         </datalist>
-        <button type="button" className="traffic-btn" onClick={() => addMethod('include')} aria-label="Show only this method">
+        <button type="button" className="tb-btn" onClick={() => addMethod('include')} aria-label="Show only this method">
           Only
         </button>
-        <button type="button" className="traffic-btn" onClick={() => addMethod('exclude')} aria-label="Hide this method">
+        <button type="button" className="tb-btn" onClick={() => addMethod('exclude')} aria-label="Hide this method">
           Hide
         </button>
       </span>
       {QUICK_HIDE.filter((m) => !exclude.includes(m)).slice(0, 1).map((m) => (
-        <button key={m} type="button" className="traffic-btn traffic-btn-quiet" onClick={() => onChange({ ...filter, excludeMethods: uniq([...exclude, m]) })}>
+        <button key={m} type="button" className="tb-btn tb-btn-quiet" onClick={() => onChange({ ...filter, excludeMethods: uniq([...exclude, m]) })}>
           Hide {m.replace('notifications/', '')}
         </button>
       ))}
-      <select className="traffic-input" aria-label="Server" value={filter.servers?.[0] ?? ''} onChange={(e) => onChange({ ...filter, servers: e.target.value ? [e.target.value] : [] })}>
+      <select className="tb-input" aria-label="Server" value={filter.servers?.[0] ?? ''} onChange={(e) => onChange({ ...filter, servers: e.target.value ? [e.target.value] : [] })}>
         <option value="">All servers</option>
         {servers.map((s) => (
           <option key={s} value={s}>
@@ -107,7 +107,7 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
           </option>
         ))}
       </select>
-      <select className="traffic-input" aria-label="Direction" value={dirValue} onChange={(e) => onChange({ ...filter, directions: DIRECTIONS.find(([v]) => v === e.target.value)?.[2] ?? [] })}>
+      <select className="tb-input" aria-label="Direction" value={dirValue} onChange={(e) => onChange({ ...filter, directions: DIRECTIONS.find(([v]) => v === e.target.value)?.[2] ?? [] })}>
         {DIRECTIONS.map(([v, label]) => (
           <option key={v} value={v}>
             {label}
@@ -115,7 +115,7 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
         ))}
       </select>
       {launches.length > 1 ? (
-        <select className="traffic-input" aria-label="Launch" value={filter.sessions?.[0] ?? ''} onChange={(e) => onChange({ ...filter, sessions: e.target.value ? [e.target.value] : [] })}>
+        <select className="tb-input" aria-label="Launch" value={filter.sessions?.[0] ?? ''} onChange={(e) => onChange({ ...filter, sessions: e.target.value ? [e.target.value] : [] })}>
           <option value="">All launches</option>
           {launches.map((l) => (
             <option key={l.id} value={l.id}>
@@ -131,7 +131,7 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
             <button
               key={s}
               type="button"
-              className={`traffic-toggle traffic-toggle-${s}${on ? ' is-on' : ''}`}
+              className={`tb-btn traffic-toggle traffic-toggle-${s}${on ? ' is-on' : ''}`}
               aria-pressed={on}
               onClick={() => onChange({ ...filter, statuses: on ? statuses.filter((x) => x !== s) : [...statuses, s] })}
             >
@@ -163,7 +163,7 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
       {active ? (
         <button
           type="button"
-          className="traffic-btn traffic-btn-quiet"
+          className="tb-btn tb-btn-quiet"
           onClick={() => {
             setText('');
             onChange({});

@@ -262,23 +262,23 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
         ) : null}
       </div>
       <footer className="traffic-status-bar" aria-label="Traffic status">
-        <button type="button" className={`traffic-btn${paused ? ' traffic-btn-primary' : ''}`} aria-pressed={paused} onClick={togglePause} title="Paused: traffic keeps arriving, the view stays where it is">
+        <button type="button" className={`tb-btn${paused ? ' tb-btn-primary' : ''}`} aria-pressed={paused} onClick={togglePause} title="Paused: traffic keeps arriving, the view stays where it is">
           {paused ? '▶ Resume' : '❚❚ Pause'}
         </button>
         <span className="traffic-follow" role="status">
           {follow ? 'Following' : paused ? 'Paused' : 'Scrolled'}
         </span>
-        <button type="button" className="traffic-btn" aria-pressed={store.expandedAll()} onClick={() => store.setExpandAll(!store.expandedAll())}>
+        <button type="button" className="tb-btn" aria-pressed={store.expandedAll()} onClick={() => store.setExpandAll(!store.expandedAll())}>
           {store.expandedAll() ? 'Collapse all' : 'Expand all'}
         </button>
-        <button type="button" className="traffic-btn" onClick={() => void loadOlder()} disabled={history === 'loading' || history === 'done'}>
+        <button type="button" className="tb-btn" onClick={() => void loadOlder()} disabled={history === 'loading' || history === 'done'}>
           {history === 'loading' ? 'Loading…' : history === 'done' ? 'No older history' : history === 'error' ? 'Load older (failed, retry)' : 'Load older'}
         </button>
-        <button type="button" className="traffic-btn" onClick={() => downloadText(toJsonl(store.filteredRows()), `traffic-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`)} disabled={count === 0}>
+        <button type="button" className="tb-btn" onClick={() => downloadText(toJsonl(store.filteredRows()), `traffic-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`)} disabled={count === 0}>
           Export filtered
         </button>
         {paneOpen || !row ? null : (
-          <button type="button" className="traffic-btn" onClick={() => setPaneOpen(true)}>
+          <button type="button" className="tb-btn" onClick={() => setPaneOpen(true)}>
             Details
           </button>
         )}
@@ -290,7 +290,7 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
         </span>
         <label className="traffic-capacity">
           Buffer
-          <select className="traffic-input" value={stats.capacity} onChange={(e) => store.setCapacity(Number(e.target.value))} aria-label="Buffer size (events held in memory)">
+          <select className="tb-input" value={stats.capacity} onChange={(e) => store.setCapacity(Number(e.target.value))} aria-label="Buffer size (events held in memory)">
             {[...new Set([...CAPACITIES, stats.capacity])].sort((a, b) => a - b).map((c) => (
               <option key={c} value={c}>
                 {c.toLocaleString()}
