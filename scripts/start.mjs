@@ -4,7 +4,10 @@
 // 2. Starts Electron when it can. It cannot when the binary was never downloaded (CI and
 //    offline installs set ELECTRON_SKIP_BINARY_DOWNLOAD), when the Electron shell is not built,
 //    or on Linux without a display; then it says which, and runs the headless shell
-//    (`gatehouse serve --port 0`) instead, which prints the 127.0.0.1 login URL to open.
+//    (`gatehouse serve --port 0`) instead. Its one-time login URL is shown only where the person
+//    alone can read it (main/web/login-code-sink.ts): opened in the system browser when there is a
+//    display (`--open`), printed when stderr is a terminal, else kept in a 0600 file of the data
+//    dir that `gatehouse serve --print-login-url` shows on a terminal.
 //
 // The demo is listed, not launched: one click on Launch starts its servers, so nothing runs
 // before a person asks for it. `npm start -- --profile demo` launches it at start instead.
@@ -104,6 +107,8 @@ if (electron.binary) {
   run(electron.binary, [electron.entry, ...rootArgs, ...serveArgs]);
 } else {
   say(`not starting Electron: ${electron.reason}`);
-  say('running the headless shell instead: open the login URL below in a browser');
-  run(process.execPath, [path.join(root, 'out', 'cli.mjs'), 'serve', '--port', '0', ...serveArgs]);
+  const display = process.platform === 'darwin' || process.platform === 'win32' || !!process.env.DISPLAY || !!process.env.WAYLAND_DISPLAY;
+  const open = display && !serveArgs.includes('--open') ? ['--open'] : [];
+  say(`running the headless shell instead${open.length > 0 ? ' (opening it in your browser)' : process.stderr.isTTY ? ': open the login URL below in a browser' : ''}`);
+  run(process.execPath, [path.join(root, 'out', 'cli.mjs'), 'serve', '--port', '0', ...open, ...serveArgs]);
 }
