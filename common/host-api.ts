@@ -153,6 +153,9 @@ export const ElicitationContentSchema = z.record(
 );
 export const ApprovalAnswerContentSchema = z.union([SamplingReplySchema, ElicitationContentSchema]);
 
+/** A one-line inbox notice (main/approvals/inbox-notices.ts): e.g. what the approvals relay refused. */
+export const InboxNoticeSchema = z.object({ key: z.string(), text: z.string(), count: z.number().int().nonnegative(), at: z.number() });
+
 export const PendingApprovalSchema = z.object({
   id: z.string(),
   session: z.string(),
@@ -293,6 +296,7 @@ export const commands = {
       stderr: z.array(StderrLineSchema),
       stderrStats: BufferStatsSchema,
       approvals: z.array(PendingApprovalSchema),
+      approvalNotices: z.array(InboxNoticeSchema).optional(),
       terminals: z.array(TerminalSummarySchema).optional(),
     }),
   },
@@ -402,6 +406,8 @@ export const events = {
   'stderr:batch': z.object({ lines: z.array(StderrLineSchema), dropped: z.number() }),
   'approval:requested': z.object({ request: PendingApprovalSchema }),
   'approval:resolved': z.object({ request: PendingApprovalSchema, outcome: ApprovalOutcomeSchema }),
+  /** A notice line was added or its count grew (never a card: nothing to answer). */
+  'approval:notice': z.object({ notice: InboxNoticeSchema }),
   'decision:made': DecisionEventSchema,
   /** Terminal output, batched by the host (≈16 ms); acknowledge with `terminals:ack`. */
   'terminal:data': z.object({ id: z.string(), data: z.string() }),

@@ -129,6 +129,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       stderr: host.stderrBus.snapshot({ limit: input.stderrLimit ?? opts.defaultStderrReplay ?? DEFAULT_STDERR_REPLAY }),
       stderrStats: host.stderrBus.stats(),
       approvals: host.broker.pending().map(pendingApproval),
+      approvalNotices: host.broker.notices.list(),
       terminals: host.terminals.list().map(terminalSummary),
     }),
 
@@ -425,6 +426,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     host.on('server-status', onStatus);
     host.on('decision', onDecision);
     host.on('approval', onApproval);
+    disposers.push(host.broker.notices.onChange((notice) => broadcast('approval:notice', { notice: { ...notice } })));
     // While a window is open, APPROVAL waits for a person instead of failing closed. When the
     // last window leaves, requests already pending keep waiting until their timeout, so a
     // window that reloads can still answer them (ApprovalBroker.attachApprover).
