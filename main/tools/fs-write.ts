@@ -35,7 +35,8 @@ export const fsWriteTool = defineTool({
   pathArgument: 'file_path',
   securityNotes: [
     'Writes only inside the workspace root, with the same path rules as fs.read (no `..` escape, no absolute path outside, no drive/UNC forms, no NUL bytes, no symlink that leads out).',
-    'The temp file is created with O_CREAT|O_EXCL|O_NOFOLLOW and its descriptor verified inside the workspace before the rename; rename replaces a symlink at the target instead of following it.',
+    'On Linux each path component is opened as a directory descriptor with O_DIRECTORY|O_NOFOLLOW and the next is looked up through it (/proc/self/fd/<dirfd>/<name>), so a folder swapped for a symlink after the check cannot redirect the write; symlinks that stay inside are followed one by one, any other is PathOutsideWorkspaceError.',
+    'The temp file is created in the target\'s own folder through that descriptor with O_CREAT|O_EXCL|O_NOFOLLOW, fsynced, verified inside the workspace and renamed within the same folder; it is removed on every failure; rename replaces a symlink at the target instead of following it.',
     'Each parent folder it creates is verified to be a real folder inside the workspace.',
     'Content larger than max_write_bytes (server option, default 1 MiB) is refused with FileTooLargeError before anything is written.',
   ],
