@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ToolError, errnoCode, fsErrorToToolError } from './errors';
 import { dirFdAvailable, removeDirFd, stageWriteDirFd } from './dir-fd';
+import { isInside, outsideWorkspace } from './inside';
 
 export interface Workspace {
   /** The root as given (absolute). */
@@ -48,10 +49,7 @@ export async function openWorkspace(root: string): Promise<Workspace> {
   return { root: path.resolve(root), realRoot };
 }
 
-export function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
-}
+export { isInside };
 
 /** The workspace-relative spelling of a confined real path, with `/` separators. */
 export function displayPath(ws: Workspace, real: string): string {
@@ -59,9 +57,7 @@ export function displayPath(ws: Workspace, real: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
-function outside(input: string, reason: string, message: string): ToolError {
-  return new ToolError('PathOutsideWorkspaceError', message, { path_attempted: input, reason });
-}
+const outside = outsideWorkspace;
 
 /**
  * Refuses spellings that mean "somewhere else" on some platform, whatever platform we run on:

@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ToolError, errnoCode, fsErrorToToolError } from './errors';
 import type { Workspace } from './confine';
+import { isInside, outsideWorkspace } from './inside';
 
 const MAX_LINKS = 40;
 /** mkdir/open retries when a component keeps changing under us (a racing peer). */
@@ -48,9 +49,7 @@ export async function dirFdAvailable(ws: Workspace): Promise<boolean> {
   return available;
 }
 
-function outside(input: string, reason: string, message: string): ToolError {
-  return new ToolError('PathOutsideWorkspaceError', message, { path_attempted: input, reason });
-}
+const outside = outsideWorkspace;
 
 const at = (dir: FileHandle, name: string) => `/proc/self/fd/${dir.fd}/${name}`;
 
@@ -70,7 +69,7 @@ export function linkTarget(ws: Workspace, dirRel: string[], target: string, inpu
   let segments: string[];
   if (path.isAbsolute(target)) {
     const abs = path.resolve(target);
-    const base = isUnder(ws.realRoot, abs) ? ws.realRoot : isUnder(ws.root, abs) ? ws.root : undefined;
+    const base = isInside(ws.realRoot, abs) ? ws.realRoot : isInside(ws.root, abs) ? ws.root : undefined;
     if (base === undefined) throw refuse();
     parts = [];
     segments = path.relative(base, abs).split(path.sep);
@@ -86,11 +85,6 @@ export function linkTarget(ws: Workspace, dirRel: string[], target: string, inpu
     } else parts.push(s);
   }
   return parts;
-}
-
-function isUnder(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
 /** A symlink's text, or undefined when the name stopped being a symlink since its lstat (EINVAL, ENOENT). */
@@ -227,7 +221,7 @@ export async function stageWriteDirFd(
     tempExists = true;
     // Belt and braces: the kernel's own name for what we created.
     const created = await fsp.readlink(`/proc/self/fd/${file.fd}`);
-    if (!isUnder(ws.realRoot, created)) throw outside(input, 'swapped_after_check', `the temp file for ${input} is outside the workspace`);
+    if (!isInside(ws.realRoot, created)) throw outside(input, 'swapped_after_check', `the temp file for ${input} is outside the workspace`);
     await file.writeFile(data);
     await file.sync();
   } catch (e) {
@@ -244,12 +238,12 @@ export async function stageWriteDirFd(
         await afterCheck?.();
         const before = await fsp.readlink(`/proc/self/fd/${dir.fd}`);
         if (before !== expectedDir) {
-          throw outside(input, 'swapped_after_check', `folder of ${input} moved after the check (now ${isUnder(ws.realRoot, before) ? path.relative(ws.realRoot, before) || '.' : 'outside the workspace'})`);
+          throw outside(input, 'swapped_after_check', `folder of ${input} moved after the check (now ${isInside(ws.realRoot, before) ? path.relative(ws.realRoot, before) || '.' : 'outside the workspace'})`);
         }
         await fsp.rename(at(dir, tempName), at(dir, leaf));
         tempExists = false;
         const after = await fsp.readlink(`/proc/self/fd/${dir.fd}`);
-        if (!isUnder(ws.realRoot, after)) {
+        if (!isInside(ws.realRoot, after)) {
           // The folder left the workspace between the check and the rename: take our file back.
           const landed = await fsp.lstat(at(dir, leaf)).catch(() => undefined);
           if (landed?.ino === tempIno) await fsp.unlink(at(dir, leaf)).catch(() => undefined);
