@@ -139,8 +139,14 @@ describe.runIf(process.platform === 'linux')('gatehouse gateway under a terminal
     const pid = Number((await waitFor(() => /SERVER_PID (\d+)/.exec(screen()), 'the client started the gateway'))[1]);
     await waitFor(() => /allow once/i.test(screen()), `the approval box on the terminal\n${screen()}`, 30_000);
     expect(terminalFds(pid).length).toBeGreaterThan(0);
-    await typeKeys(term, 'a');
-    const result = await waitFor(() => /RESULT (.*)/.exec(screen()), 'the call was answered on the terminal');
+    // Both processes read the same terminal, so a key goes to whichever reads first (the bug the
+    // first test guards against): keep typing `a` until one reaches the gateway.
+    let typed = 0;
+    const result = await waitFor(async () => {
+      const m = /RESULT (.*)/.exec(screen());
+      if (!m && typed++ < 200) await typeKeys(term, 'a');
+      return m;
+    }, 'the call was answered on the terminal');
     expect(result[1]).not.toContain('DENY');
   });
 });
