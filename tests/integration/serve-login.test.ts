@@ -3,7 +3,7 @@
 // an agent of the same user could read through /proc/<pid>/fd/2.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -102,6 +102,29 @@ describe('gatehouse serve login codes', () => {
 
     await stops.pop()!();
     expect(existsSync(urlFile), 'the file goes away with the serve').toBe(false);
+  });
+
+  it('--open (npm start with a display): the first URL goes to the system browser, not to stderr', async () => {
+    const dataDir = path.join(tmp.dir, 'open-case', 'data');
+    // A stand-in for the system opener (xdg-open): records the URL it was given.
+    const bin = path.join(tmp.dir, 'open-case', 'bin');
+    mkdirSync(bin, { recursive: true });
+    const opened = path.join(tmp.dir, 'open-case', 'opened.txt');
+    writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+    chmodSync(path.join(bin, 'xdg-open'), 0o755);
+    const errFile = path.join(tmp.dir, 'open-case-stderr.txt');
+    const fd = openSync(errFile, 'w');
+    const child = spawn(process.execPath, [bundle.entry('cli'), 'serve', '--port', '0', '--open', '--data-dir', dataDir], {
+      env: { ...env(dataDir), PATH: `${bin}:${process.env.PATH}` },
+      stdio: ['ignore', 'ignore', fd],
+    });
+    closeSync(fd);
+    stops.push(stopChild(child));
+    await waitFor(() => existsSync(opened) && readFileSync(errFile, 'utf8').includes('opened the login URL in your browser'), 'the browser was asked to open the URL');
+    const url = readFileSync(opened, 'utf8');
+    expect(url).toMatch(CODE);
+    expect((await get(url)).status).toBe(302);
+    expect(readFileSync(errFile, 'utf8')).not.toMatch(CODE);
   });
 
   it('stderr on a terminal (pty): the login URL is shown there and no file is written', async () => {
