@@ -5,7 +5,7 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openConfinedForRead, openWorkspace, removeConfined, writeConfined, type Workspace } from './confine';
-import { dirFdAvailable, linkTarget } from './dir-fd';
+import { dirFdAvailable, linkTarget, walkToParent } from './dir-fd';
 import { ToolError } from './errors';
 
 let root: string;
@@ -68,6 +68,14 @@ describe.runIf(process.platform === 'linux')('writes through directory descripto
     expect(readdirSync(outside)).toEqual(['secret.txt']);
     expect(readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('SECRET');
     expect(readdirSync(root).filter((n) => n.includes('.gatehouse-'))).toEqual([]);
+  });
+
+  it('stops at a symlink loop with a clear error', async () => {
+    symlinkSync('b', path.join(root, 'a'));
+    symlinkSync('a', path.join(root, 'b'));
+    // (writeConfined's first check, realpath, already refuses it with ELOOP; the walk itself too:)
+    expect(await failure(writeConfined(ws, 'a/x.txt', Buffer.from('x')))).toBe('PathOutsideWorkspaceError:undefined');
+    await expect(walkToParent(ws, 'a/x.txt', ['a', 'x.txt'], false)).rejects.toThrow(/too many symbolic links in a\/x.txt/);
   });
 
   it('creates missing folders only when asked, and removes files through the folder descriptor', async () => {

@@ -87,6 +87,10 @@ export function linkTarget(ws: Workspace, dirRel: string[], target: string, inpu
   return parts;
 }
 
+function tooManyLinks(input: string): ToolError {
+  return new ToolError('InvalidArgumentError', `too many symbolic links in ${input} (more than ${MAX_LINKS})`, { path_attempted: input });
+}
+
 /** A symlink's text, or undefined when the name stopped being a symlink since its lstat (EINVAL, ENOENT). */
 async function readlinkOrChanged(p: string, input: string): Promise<string | undefined> {
   try {
@@ -121,6 +125,7 @@ export async function walkToParent(ws: Workspace, input: string, parts: string[]
     let dir = await fsp.open(ws.realRoot, C.O_RDONLY | C.O_DIRECTORY).catch((e) => { throw fsErrorToToolError(e, input, 'open the workspace'); });
     const dirRel: string[] = [];
     let restart: string[] | undefined;
+    let handedOver = false;
     try {
       while (todo.length > 1 && restart === undefined) {
         const name = todo[0]!;
@@ -141,9 +146,9 @@ export async function walkToParent(ws: Workspace, input: string, parts: string[]
           if (code === 'ELOOP' || code === 'ENOTDIR') {
             const st = await fsp.lstat(at(dir, name)).catch(() => undefined);
             if (st?.isSymbolicLink()) {
-              if (++links > MAX_LINKS) throw new ToolError('InvalidArgumentError', `too many symbolic links in ${input}`, { path_attempted: input });
               const target = await readlinkOrChanged(at(dir, name), input);
               if (target === undefined) continue; // no longer a link: look again
+              if (++links > MAX_LINKS) throw tooManyLinks(input);
               restart = [...linkTarget(ws, dirRel, target, input), ...todo.slice(1)];
               break;
             }
@@ -165,18 +170,18 @@ export async function walkToParent(ws: Workspace, input: string, parts: string[]
           throw fsErrorToToolError(e, input, 'resolve');
         });
         if (st?.isSymbolicLink()) {
-          if (++links > MAX_LINKS) throw new ToolError('InvalidArgumentError', `too many symbolic links in ${input}`, { path_attempted: input });
           const target = await readlinkOrChanged(at(dir, leaf), input);
+          if (target !== undefined && ++links > MAX_LINKS) throw tooManyLinks(input);
+          if (target === undefined && ++retries > MAX_RETRIES) throw outside(input, 'swapped_after_check', `${input} kept changing while it was resolved`);
           // No longer a link: walk the same path again.
           restart = target === undefined ? [...dirRel, leaf] : linkTarget(ws, dirRel, target, input);
         } else {
-          const handed = dir;
-          dir = undefined as unknown as FileHandle; // ownership goes to the caller
-          return { dir: handed, dirRel, leaf, leafStat: st };
+          handedOver = true; // the caller closes it
+          return { dir, dirRel, leaf, leafStat: st };
         }
       }
     } finally {
-      if (dir) await dir.close().catch(() => undefined);
+      if (!handedOver) await dir.close().catch(() => undefined);
     }
     todo = restart;
   }
