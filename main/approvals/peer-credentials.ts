@@ -1,9 +1,11 @@
 // Who is on the other end of a Unix socket, as the kernel recorded it at connect() time:
 // SO_PEERCRED on Linux, getpeereid + LOCAL_PEERPID on macOS. Node has no API for either and no
-// maintained npm package offers it for Node 20 without a prebuilt download (searched: the
-// unix-socket packages on npm expose SOCK_SEQPACKET/SO_REUSEPORT, not peer credentials), so
-// native/peercred is a 60-line N-API addon that `npm install` builds with npm's own node-gyp
-// (scripts/build-native.mjs). N-API is ABI-stable: the same binary loads in Node and Electron.
+// maintained npm package offers it for Node 20 without a prebuilt download. Looked at:
+// `unix-socket-credentials` (getsockopt through node-ffi/ref, unmaintained, does not build on
+// current Node, Linux only with SO_PEERCRED hard-coded as 17); `node-unix-socket` (SEQPACKET,
+// SO_REUSEPORT; no peer credentials). So native/peercred is a 60-line N-API addon that
+// `npm install` builds with npm's own node-gyp (scripts/build-native.mjs). N-API is
+// ABI-stable: the same binary loads in Node and Electron.
 //
 // Rejected alternatives: /proc/net/unix lists inodes but pairing a peer's inode needs
 // sock_diag (netlink), which Node cannot reach; asking the peer (the old `hello.pid`) is what
