@@ -179,7 +179,9 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     'tools:list': (input) => {
       const launch = launchOf(input.launchId);
       const surface = launch.gateway.currentSurface();
-      const status = new Map(launch.gateway.capabilitiesReport().tools.map((t) => [t.name, t.status]));
+      // The window is where approvals are answered, so it shows what the policy says even while
+      // no approver is attached yet (a held server still shows as unavailable).
+      const status = new Map(launch.gateway.capabilitiesReport().tool_states.map((t) => [t.name, t.reason_code === 'no_approver' ? t.policy_status : t.status]));
       return surface.tools.map((t) => {
         const out: CommandOutput<'tools:list'>[number] = {
           name: t.advertised[0] ?? toAdvertised(t.canonical),
