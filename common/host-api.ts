@@ -79,6 +79,8 @@ export const LaunchSummarySchema = z.object({
   profile: z.string(),
   profileFile: z.string(),
   workspace: z.string(),
+  /** Where the workspace came from: the profile's `workspace:`, or a default (its folder, the current directory). */
+  workspaceSource: z.enum(['profile', 'profile-folder', 'cwd']).optional(),
   startedAt: z.number(),
   toolSurface: ToolSurfaceSchema,
   servers: z.array(ServerStatusSchema),
@@ -355,6 +357,11 @@ export const commands = {
       })
       .strict(),
     output: z.object({ messages: z.array(z.record(z.string(), z.unknown())), decisions: z.array(z.record(z.string(), z.unknown())) }),
+  },
+  /** A FIAM v0.2 YAML model of a launch (docs/fiam.md); `observed` adds what the audit store saw. */
+  'model:export': {
+    input: z.object({ launchId: z.string().min(1), observed: z.boolean().optional() }).strict(),
+    output: z.object({ fileName: z.string(), yaml: z.string() }),
   },
   /** Ready-to-paste configurations pointing agents at a launch's gateway. */
   'connect:configs': { input: LaunchRef, output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },

@@ -11,7 +11,7 @@ import { DEFAULT_RETENTION } from './audit/retention';
 import type { PruneOptions } from './audit/types';
 import { loadProfileFile } from './profiles/loader';
 import { resolveProfile } from './profiles/resolve';
-import { defaultProfileDirs, findProfile } from './profiles/registry';
+import { defaultProfileDirs, findProfile, isProfilePath } from './profiles/registry';
 import type { ResolvedProfile, ToolSurface } from './profiles/types';
 import { EnvSecretProvider, type SecretProvider } from './secrets/provider';
 import { StderrBus, TrafficTap } from './protocol/traffic-tap';
@@ -146,7 +146,9 @@ export class Host extends EventEmitter<HostEvents> {
   resolve(ref: string): ResolvedProfile {
     const file = findProfile(ref, defaultProfileDirs(this.env));
     const loaded = loadProfileFile(file);
-    return resolveProfile(loaded, { dataDir: this.dataDir, env: this.env, secrets: this.secrets });
+    // No `workspace:`: `--profile FILE` means "from where I am", a profile by name its own folder.
+    const defaultWorkspace = isProfilePath(ref) ? 'cwd' : 'profile-folder';
+    return resolveProfile(loaded, { dataDir: this.dataDir, env: this.env, secrets: this.secrets, defaultWorkspace });
   }
 
   /** Launch a profile: resolve it fully first (nothing starts half-way), then start its servers. */

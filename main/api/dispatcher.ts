@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { detectFormat, importFile, ImportError } from '../profiles/importers';
 import { appRoot, userProfilesDir } from '../paths';
+import { exportModel } from '../model/export-model';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import {
@@ -246,6 +247,12 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({ ...m })),
         decisions: audit.queryDecisions(base).map((d) => ({ ...d })),
       };
+    },
+
+    'model:export': (input) => {
+      const launch = launchOf(input.launchId);
+      const { fileName, yaml } = exportModel(launch, { observed: input.observed ?? false, audit: host.audit });
+      return { fileName, yaml };
     },
 
     'connect:configs': (input) => {
