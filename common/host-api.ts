@@ -241,6 +241,9 @@ export const ClientConfigSchema = z.object({
   /** Where the user puts it (file path or command). */
   where: z.string(),
   format: z.enum(['json', 'toml', 'shell']),
+  transport: z.enum(['http', 'stdio']),
+  /** The `gatehouse connect` command line that prints (or, with --write, writes) this same text. */
+  command: z.string(),
   /** The text to paste; the token appears only as an environment variable reference. */
   text: z.string(),
   notes: z.array(z.string()),
@@ -364,7 +367,7 @@ export const commands = {
     output: z.object({ fileName: z.string(), yaml: z.string() }),
   },
   /** Ready-to-paste configurations pointing agents at a launch's gateway. */
-  'connect:configs': { input: LaunchRef, output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
+  'connect:configs': { input: LaunchRef.extend({ transport: z.enum(['http', 'stdio']).optional() }).strict(), output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
   /** Reveal the gateway token for copying (never sent with any event, only on this explicit ask). */
   'connect:token': { input: LaunchRef, output: z.object({ token: z.string() }) },
   /** Terminals (issue 6): agents and shells in a pty, wired to the launch's gateway. */

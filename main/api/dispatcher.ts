@@ -257,7 +257,13 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
 
     'connect:configs': (input) => {
       const launch = launchOf(input.launchId);
-      return buildClientConfigs({ url: launch.endpoint?.url, profileName: launch.profile.name, profileFile: launch.profile.file });
+      return buildClientConfigs({
+        url: launch.endpoint?.url,
+        profileName: launch.profile.name,
+        profileFile: launch.profile.file,
+        dataDir: host.dataDir,
+        ...(input.transport ? { transport: input.transport } : {}),
+      });
     },
 
     'connect:token': (input) => {
