@@ -16,6 +16,7 @@ import path from 'node:path';
 import { detectFormat, importFile, ImportError } from '../profiles/importers';
 import { appRoot, userProfilesDir } from '../paths';
 import { exportModel } from '../model/export-model';
+import { DEFAULT_BATCH_INTERVAL_MS } from '../protocol/bounded-bus';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import {
@@ -249,8 +250,11 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       };
     },
 
-    'model:export': (input) => {
+    'model:export': async (input) => {
       const launch = launchOf(input.launchId);
+      // The audit writer drains the traffic tap in batches every DEFAULT_BATCH_INTERVAL_MS (25 ms):
+      // two intervals let a call answered just before the click reach the store it reads.
+      if (input.observed) await new Promise((r) => setTimeout(r, 2 * DEFAULT_BATCH_INTERVAL_MS));
       const { fileName, yaml } = exportModel(launch, { observed: input.observed ?? false, audit: host.audit });
       return { fileName, yaml };
     },
