@@ -79,6 +79,8 @@ export const LaunchSummarySchema = z.object({
   profile: z.string(),
   profileFile: z.string(),
   workspace: z.string(),
+  /** Where the workspace came from: the profile's `workspace:`, or a default (its folder, the current directory). */
+  workspaceSource: z.enum(['profile', 'profile-folder', 'cwd']).optional(),
   startedAt: z.number(),
   toolSurface: ToolSurfaceSchema,
   servers: z.array(ServerStatusSchema),
@@ -242,6 +244,9 @@ export const ClientConfigSchema = z.object({
   /** Where the user puts it (file path or command). */
   where: z.string(),
   format: z.enum(['json', 'toml', 'shell']),
+  transport: z.enum(['http', 'stdio']),
+  /** The `gatehouse connect` command line that prints (or, with --write, writes) this same text. */
+  command: z.string(),
   /** The text to paste; the token appears only as an environment variable reference. */
   text: z.string(),
   notes: z.array(z.string()),
@@ -360,8 +365,13 @@ export const commands = {
       .strict(),
     output: z.object({ messages: z.array(z.record(z.string(), z.unknown())), decisions: z.array(z.record(z.string(), z.unknown())) }),
   },
+  /** A FIAM v0.2 YAML model of a launch (docs/fiam.md); `observed` adds what the audit store saw. */
+  'model:export': {
+    input: z.object({ launchId: z.string().min(1), observed: z.boolean().optional() }).strict(),
+    output: z.object({ fileName: z.string(), yaml: z.string() }),
+  },
   /** Ready-to-paste configurations pointing agents at a launch's gateway. */
-  'connect:configs': { input: LaunchRef, output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
+  'connect:configs': { input: LaunchRef.extend({ transport: z.enum(['http', 'stdio']).optional() }).strict(), output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
   /** Reveal the gateway token for copying (never sent with any event, only on this explicit ask). */
   'connect:token': { input: LaunchRef, output: z.object({ token: z.string() }) },
   /** Terminals (issue 6): agents and shells in a pty, wired to the launch's gateway. */

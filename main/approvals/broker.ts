@@ -345,6 +345,14 @@ export class ApprovalBroker {
     };
   }
 
+  /**
+   * Why an APPROVAL could not be answered right now (it would be denied at once), or undefined
+   * when someone can answer. The capabilities report shows such tools as `unavailable`.
+   */
+  approvalUnavailable(): string | undefined {
+    return this.attached.size === 0 ? this.noApproverReason : undefined;
+  }
+
   /** Called with the number of attached approvers whenever one attaches or detaches. */
   onApproversChange(fn: (count: number) => void): () => void {
     this.approverListeners.add(fn);

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ToolError, fsErrorToToolError } from './errors';
 import { openConfinedForRead } from './confine';
 import { createDecoder, resolveEncoding, SUPPORTED_ENCODINGS } from './encoding';
-import { defineTool, resultSchema, type ToolContext } from './tool-kit';
+import { defineTool, resultSchema, type ToolContext, orNull } from './tool-kit';
 
 const CHUNK = 64 * 1024;
 
@@ -117,7 +117,7 @@ export const fsReadTool = defineTool({
       encoding_used: z.string().describe('Canonical name of the encoding used to decode the file.'),
     },
     errorTypes,
-    { path_attempted: z.string().nullable().describe('The file_path argument as given.') },
+    { path_attempted: orNull(z.string(), 'no file_path string was given').describe('The file_path argument as given.') },
   ),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   errorTypes,
@@ -130,6 +130,7 @@ export const fsReadTool = defineTool({
     'A regular file with more than one hard link is refused (PathOutsideWorkspaceError, reason hard_link): its other names may lie outside the workspace. The server option allow_hardlinked_reads: true allows such reads (e.g. a pnpm store).',
     'At most max_read_bytes (server option, default 1 MiB) are ever read; memory stays bounded whatever the file size.',
   ],
+  explain: (args, r) => `Successfully read ${r.chars_read} characters from ${args.file_path} using ${r.encoding_used} encoding.`,
   async run(ctx, args) {
     const r = await readConfinedText(ctx, args.file_path, { encoding: args.encoding, maxChars: args.max_chars });
     return { file_content: r.text, chars_read: r.chars, encoding_used: r.encodingUsed };

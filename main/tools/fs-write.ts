@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ToolError } from './errors';
 import { displayPath, writeConfined } from './confine';
 import { encodeText, resolveEncoding, SUPPORTED_ENCODINGS } from './encoding';
-import { defineTool, resultSchema } from './tool-kit';
+import { defineTool, resultSchema, orNull, plural } from './tool-kit';
 
 const errorTypes = ['PathOutsideWorkspaceError', 'FileNotFoundError', 'FileExistsError', 'NotAFileError', 'PermissionError', 'FileTooLargeError', 'UnsupportedEncodingError', 'EncodeError', 'InvalidArgumentError', 'InternalError'] as const;
 
@@ -28,7 +28,7 @@ export const fsWriteTool = defineTool({
       encoding_used: z.string().describe('Canonical name of the encoding used.'),
     },
     errorTypes,
-    { path_attempted: z.string().nullable().describe('The file_path argument as given.') },
+    { path_attempted: orNull(z.string(), 'no file_path string was given').describe('The file_path argument as given.') },
   ),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   errorTypes,
@@ -40,6 +40,8 @@ export const fsWriteTool = defineTool({
     'Each parent folder it creates is verified to be a real folder inside the workspace.',
     'Content larger than max_write_bytes (server option, default 1 MiB) is refused with FileTooLargeError before anything is written.',
   ],
+  explain: (_args, r) =>
+    `Successfully wrote ${plural(r.bytes_written, 'byte')} to ${r.path} using ${r.encoding_used} encoding (${r.created ? 'created a new file' : 'replaced the existing file'}).`,
   async run(ctx, args) {
     const info = resolveEncoding(args.encoding, args.file_path);
     const data = encodeText(args.content, info, args.file_path);
