@@ -7,6 +7,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Framing } from '../profiles/types';
 import { encodeText, FrameDecoder, type DecodedFault, type DecodedItem, type WireFraming } from './framing';
+import { refusedResponse } from './refused-response';
 
 export interface FramedStreamObserver {
   inbound?(message: JSONRPCMessage, bytes: number, framing: WireFraming): void;
@@ -28,7 +29,30 @@ export interface FramedStreamTransportOptions {
   observer?: FramedStreamObserver;
   /** End the writable on close() (default true). */
   endWritableOnClose?: boolean;
+  /** See FrameDecoderOptions: `fatal` (a server's stdout) or `skip` (an agent's stdin). */
+  oversizeContentLength?: 'fatal' | 'skip';
+  /**
+   * A frame (line or Content-Length frame) begun but not completed within this long is a fatal
+   * fault: a lying Content-Length, or a partial line nothing ever ends (default 10 s; 0 = off).
+   */
+  frameDeadlineMs?: number;
+  /** Close the transport on a fatal fault (the reading side is out of sync). Default false. */
+  closeOnFatal?: boolean;
+  /**
+   * When a response is refused (too deep, inexact id, oversized) and its id could be read, hand
+   * the client an error response for that id instead, so the request it answers fails at once
+   * rather than waiting for its timeout. For the client side of a server's stdio.
+   */
+  answerRefusedResponses?: boolean;
+  /**
+   * Bytes that may wait in the writable (the peer is not reading) before send() refuses with an
+   * error instead of buffering more (default 16 MiB; 0 = no limit).
+   */
+  maxQueuedWriteBytes?: number;
 }
+
+export const DEFAULT_FRAME_DEADLINE_MS = 10_000;
+export const DEFAULT_MAX_QUEUED_WRITE_BYTES = 16 * 1024 * 1024;
 
 /** Requests awaiting our response, for `mirror`; bounded so a peer that never gets answers cannot grow it. */
 const MAX_TRACKED_REQUESTS = 10_000;
@@ -49,6 +73,9 @@ export class FramedStreamTransport implements Transport {
   private detected: WireFraming | undefined;
   private lastReceived: WireFraming | undefined;
   private readonly requestFraming = new Map<RequestId, WireFraming>();
+  private readonly frameDeadlineMs: number;
+  private readonly maxQueuedWrite: number;
+  private frameTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly readable: Readable,
@@ -56,7 +83,13 @@ export class FramedStreamTransport implements Transport {
     options: FramedStreamTransportOptions,
   ) {
     this.options = options;
-    this.decoder = new FrameDecoder({ framing: options.framing, maxMessageBytes: options.maxMessageBytes });
+    this.decoder = new FrameDecoder({
+      framing: options.framing,
+      maxMessageBytes: options.maxMessageBytes,
+      oversizeContentLength: options.oversizeContentLength,
+    });
+    this.frameDeadlineMs = options.frameDeadlineMs ?? DEFAULT_FRAME_DEADLINE_MS;
+    this.maxQueuedWrite = options.maxQueuedWriteBytes ?? DEFAULT_MAX_QUEUED_WRITE_BYTES;
     // Error listeners go on at once: an 'error' event without a listener (EPIPE from a child
     // that already exited) is an uncaught exception that would take the whole host down.
     this.readable.on('error', this.onReadError);
@@ -86,6 +119,12 @@ export class FramedStreamTransport implements Transport {
       this.onWriteError(streamClosedError());
     }
     if (this.writeFailed) throw this.writeFailed;
+    if (this.maxQueuedWrite > 0 && this.writable.writableLength > this.maxQueuedWrite) {
+      // The peer is not reading: refuse rather than hold an ever-growing buffer for it.
+      throw new Error(
+        `cannot send: ${this.writable.writableLength} bytes are already waiting for the peer to read (limit ${this.maxQueuedWrite}); it is not reading its input`,
+      );
+    }
     const framing = this.framingFor(message);
     const text = JSON.stringify(message);
     const buf = encodeText(text, framing);
@@ -130,6 +169,24 @@ export class FramedStreamTransport implements Transport {
     if (!this.write(buf)) await this.waitForDrain();
   }
 
+  /**
+   * Writes a frame given as JSON text (an answer that must carry an id exactly as the peer wrote
+   * it, which a JSON value cannot: `9007199254740993`). Observed like any outbound frame.
+   */
+  async sendJsonText(json: string, framing: WireFraming): Promise<void> {
+    if (this.closed) throw new Error('transport is closed');
+    if (this.writeFailed) throw this.writeFailed;
+    const buf = encodeText(json, framing);
+    let shown: unknown;
+    try {
+      shown = JSON.parse(json);
+    } catch {
+      shown = { raw: json };
+    }
+    this.notify(() => this.options.observer?.outbound?.(shown as JSONRPCMessage, buf.length, framing, json));
+    if (!this.write(buf)) await this.waitForDrain();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.options.endWritableOnClose !== false && !this.writable.destroyed && !this.writable.writableEnded) {
@@ -165,14 +222,47 @@ export class FramedStreamTransport implements Transport {
     if (this.closed) return;
     const items = this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
     this.deliver(items);
+    this.armFrameDeadline(items.length > 0);
   };
+
+  /** (Re)arms the deadline of the frame in progress; a completed frame restarts the clock. */
+  private armFrameDeadline(progressed: boolean): void {
+    if (this.frameDeadlineMs <= 0) return;
+    if (this.closed || !this.decoder.midFrame || progressed) {
+      if (this.frameTimer) clearTimeout(this.frameTimer);
+      this.frameTimer = undefined;
+    }
+    if (this.closed || !this.decoder.midFrame || this.frameTimer) return;
+    this.frameTimer = setTimeout(() => {
+      this.frameTimer = undefined;
+      if (this.closed) return;
+      const item = this.decoder.abandon(`frame not completed within ${this.frameDeadlineMs / 1000}s`);
+      if (item) this.deliver([item]);
+    }, this.frameDeadlineMs);
+    this.frameTimer.unref();
+  }
 
   private deliver(items: DecodedItem[]): void {
     for (const item of items) {
       if (this.closed) return;
       if (item.type === 'fault') {
-        // A fault is recorded and shown, never forwarded and never fatal (issue 2, §3).
+        // A fault is recorded and shown, never forwarded; fatal only to this stream when it
+        // leaves the stream out of sync (issue 11), never to the host.
         this.notify(() => this.options.observer?.fault?.(item));
+        if (this.options.answerRefusedResponses && item.response && item.rawId !== undefined) {
+          const answer = refusedResponse(item);
+          if (answer) {
+            try {
+              this.onmessage?.(answer);
+            } catch (err) {
+              this.reportError(err);
+            }
+          }
+        }
+        if (item.fatal && this.options.closeOnFatal) {
+          this.finish();
+          return;
+        }
         continue;
       }
       const { message, framing, bytes } = item;
@@ -233,6 +323,8 @@ export class FramedStreamTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.frameTimer) clearTimeout(this.frameTimer);
+    this.frameTimer = undefined;
     this.readable.off('data', this.onData);
     this.readable.off('end', this.onEnd);
     this.readable.off('close', this.onEnd);
