@@ -41,11 +41,8 @@ function mayExceed(text: string, max: number): boolean {
   return false;
 }
 
-/**
- * One pass over a JSON text (valid or not): its nesting depth, and the top-level id token.
- * Stops at the first nesting level past `maxDepth` only when `stopAtLimit` (the id may come later).
- */
-export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonScan {
+/** One pass over a JSON text (valid or not): its nesting depth, and the top-level id token. */
+export function scanJson(text: string): JsonScan {
   let depth = 0;
   let deepest = 0;
   let inString = false;
@@ -112,7 +109,7 @@ export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonScan {
 /** Why `text` is refused before parsing (too deep), or undefined. Cheap for ordinary messages. */
 export function depthProblem(text: string, maxDepth = MAX_JSON_DEPTH): JsonScan | undefined {
   if (!mayExceed(text, maxDepth)) return undefined;
-  const scan = scanJson(text, maxDepth);
+  const scan = scanJson(text);
   return scan.depth > maxDepth ? scan : undefined;
 }
 
