@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { compilePolicy } from './policy/engine';
 import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
+import { auditLimitsFromEnv } from './audit/budget';
+import { durableAuditSink, isAgentAnswer } from './audit/durable';
 import { DEFAULT_RETENTION } from './audit/retention';
 import type { PruneOptions } from './audit/types';
 import { loadProfileFile } from './profiles/loader';
@@ -118,10 +120,12 @@ export class Host extends EventEmitter<HostEvents> {
     this.dataDir = opts.dataDir ?? defaultDataDir(this.env);
     this.secrets = opts.secrets ?? new EnvSecretProvider(this.env);
     if (opts.audit !== false) {
-      this.audit = openAuditStore({ dataDir: this.dataDir, retention: retentionFromEnv(this.env) });
+      this.audit = openAuditStore({ dataDir: this.dataDir, retention: retentionFromEnv(this.env), limits: auditLimitsFromEnv(this.env) });
       const writer = this.audit.writer;
-      // The audit writer drains the buses in batches; the protocol path never waits for it.
-      this.unsubscribe.push(this.tap.subscribe((batch) => writer.trafficBatch(batch)));
+      const store = this.audit;
+      // The audit writer drains the buses in batches; the protocol path never waits for it,
+      // except for an agent's answer, written (with everything before it) before it leaves.
+      this.unsubscribe.push(this.tap.subscribe(durableAuditSink({ trafficBatch: (b) => writer.trafficBatch(b), flush: () => store.flush() }), { flushOn: isAgentAnswer }));
       this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
     }
     this.unsubscribe.push(this.broker.onEvent((e) => this.emit('approval', e)));

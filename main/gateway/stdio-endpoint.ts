@@ -152,6 +152,7 @@ export async function startStdioEndpoint(opts: StdioEndpointOptions): Promise<St
     // An honest oversized frame from the agent is skipped (and answered); an absurd
     // Content-Length is reported and the reader resyncs on what follows.
     oversizeContentLength: 'skip',
+    redact: (text) => opts.redactor.redactString(text),
     // The client ends the session by closing our stdin; stdout stays ours until exit.
     endWritableOnClose: false,
     observer: {

@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Framing } from '../profiles/types';
-import { encodeText, FrameDecoder, type DecodedFault, type DecodedItem, type WireFraming } from './framing';
+import { encodeText, FrameDecoder, redactFaultRaw, type DecodedFault, type DecodedItem, type WireFraming } from './framing';
 import { refusedResponse } from './refused-response';
 
 export interface FramedStreamObserver {
@@ -49,6 +49,18 @@ export interface FramedStreamTransportOptions {
    * error instead of buffering more (default 16 MiB; 0 = no limit).
    */
   maxQueuedWriteBytes?: number;
+  /**
+   * Byte budget of what the peer may send (a token bucket): over it, reading pauses until the
+   * budget refills, so the peer's writes block in its own pipe. One flooding server then costs
+   * the host a bounded share of CPU and memory, and the others keep being served. 0 = no limit.
+   */
+  inboundBytesPerSecond?: number;
+  /** Burst the bucket holds (default 2 × maxMessageBytes, at least 1 MiB). */
+  inboundBurstBytes?: number;
+  /** Replaces secrets in a fault's text before it is cut to its shown length. */
+  redact?: (text: string) => string;
+  /** Told each time reading pauses for the budget (how long, in ms). */
+  onThrottle?: (pauseMs: number) => void;
 }
 
 export const DEFAULT_FRAME_DEADLINE_MS = 10_000;
@@ -76,6 +88,11 @@ export class FramedStreamTransport implements Transport {
   private readonly frameDeadlineMs: number;
   private readonly maxQueuedWrite: number;
   private frameTimer: NodeJS.Timeout | undefined;
+  private readonly inboundRate: number;
+  private readonly inboundBurst: number;
+  private inboundTokens: number;
+  private inboundAt = 0;
+  private resumeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly readable: Readable,
@@ -90,6 +107,9 @@ export class FramedStreamTransport implements Transport {
     });
     this.frameDeadlineMs = options.frameDeadlineMs ?? DEFAULT_FRAME_DEADLINE_MS;
     this.maxQueuedWrite = options.maxQueuedWriteBytes ?? DEFAULT_MAX_QUEUED_WRITE_BYTES;
+    this.inboundRate = options.inboundBytesPerSecond ?? 0;
+    this.inboundBurst = options.inboundBurstBytes ?? Math.max(1024 * 1024, 2 * (options.maxMessageBytes ?? 4 * 1024 * 1024));
+    this.inboundTokens = this.inboundBurst;
     // Error listeners go on at once: an 'error' event without a listener (EPIPE from a child
     // that already exited) is an uncaught exception that would take the whole host down.
     this.readable.on('error', this.onReadError);
@@ -220,10 +240,31 @@ export class FramedStreamTransport implements Transport {
 
   private readonly onData = (chunk: Buffer | string): void => {
     if (this.closed) return;
-    const items = this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    const items = this.decoder.push(buf);
     this.deliver(items);
     this.armFrameDeadline(items.length > 0);
+    if (this.inboundRate > 0) this.spendInbound(buf.length);
   };
+
+  /** Token bucket over inbound bytes; pauses the readable while the budget is overdrawn. */
+  private spendInbound(bytes: number): void {
+    const now = performance.now();
+    if (this.inboundAt > 0) this.inboundTokens = Math.min(this.inboundBurst, this.inboundTokens + ((now - this.inboundAt) / 1000) * this.inboundRate);
+    this.inboundAt = now;
+    this.inboundTokens -= bytes;
+    if (this.inboundTokens >= 0 || this.closed || this.resumeTimer) return;
+    const pauseMs = Math.ceil((-this.inboundTokens / this.inboundRate) * 1000);
+    this.readable.pause();
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = undefined;
+      if (!this.closed) this.readable.resume();
+    }, pauseMs);
+    this.resumeTimer.unref();
+    try {
+      this.options.onThrottle?.(pauseMs);
+    } catch {}
+  }
 
   /** (Re)arms the deadline of the frame in progress; a completed frame restarts the clock. */
   private armFrameDeadline(progressed: boolean): void {
@@ -248,6 +289,8 @@ export class FramedStreamTransport implements Transport {
       if (item.type === 'fault') {
         // A fault is recorded and shown, never forwarded; fatal only to this stream when it
         // leaves the stream out of sync (issue 11), never to the host.
+        const redact = this.options.redact;
+        if (redact) this.notify(() => redactFaultRaw(item, redact));
         this.notify(() => this.options.observer?.fault?.(item));
         if (this.options.answerRefusedResponses && item.response && item.rawId !== undefined) {
           const answer = refusedResponse(item);
@@ -325,6 +368,8 @@ export class FramedStreamTransport implements Transport {
     this.closed = true;
     if (this.frameTimer) clearTimeout(this.frameTimer);
     this.frameTimer = undefined;
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.resumeTimer = undefined;
     this.readable.off('data', this.onData);
     this.readable.off('end', this.onEnd);
     this.readable.off('close', this.onEnd);

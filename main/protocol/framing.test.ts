@@ -5,6 +5,7 @@ import {
   encodeText,
   FrameDecoder,
   MAX_FAULT_RAW_BYTES,
+  REDACT_OVERLAP_BYTES,
   type DecodedFault,
   type DecodedItem,
   type DecodedMessage,
@@ -179,7 +180,7 @@ describe('FrameDecoder: bounded memory', () => {
     }
     expect(peak).toBeLessThanOrEqual(max + CHUNK);
     // The head (for the fault's text) and a short tail (where a response's id is) are all it keeps.
-    expect(d.bufferedBytes).toBeLessThanOrEqual(MAX_FAULT_RAW_BYTES + 256);
+    expect(d.bufferedBytes).toBeLessThanOrEqual(MAX_FAULT_RAW_BYTES + REDACT_OVERLAP_BYTES + 256);
     items.push(...d.push(Buffer.concat([Buffer.from('\n'), line(req(1))])));
     items.push(...d.end());
     expect(faults(items)).toHaveLength(1);

@@ -315,7 +315,7 @@ export class FrameDecoder {
 
   private startDiscard(held: Buffer, bytesSoFar: number, reason: string): void {
     this.discardTail = Buffer.from(held.subarray(Math.max(0, held.length - TAIL_BYTES)));
-    this.discardHead = Buffer.from(held.subarray(0, MAX_FAULT_RAW_BYTES));
+    this.discardHead = Buffer.from(held.subarray(0, MAX_FAULT_RAW_BYTES + REDACT_OVERLAP_BYTES));
     this.discardBytes = bytesSoFar;
     this.discardReason = reason;
     this.mode = 'discard-line';
@@ -499,8 +499,31 @@ function summarizeIssues(value: unknown, issues: readonly { message: string; pat
   return `not a request, notification or response${path ? ` (${path}: ${first.message})` : ` (${first.message})`}`;
 }
 
+/** Bytes kept past the fault text's cut, so a secret straddling the cut is still whole when redacted. */
+export const REDACT_OVERLAP_BYTES = 1024;
+const RAW_HEAD = Symbol('gatehouse.faultRawHead');
+
 function fault(raw: Buffer, reason: string, bytes: number, totalRawBytes = raw.length): DecodedFault {
-  return { type: 'fault', raw: truncateRaw(raw, totalRawBytes), reason, bytes };
+  const item: DecodedFault = { type: 'fault', raw: truncateRaw(raw, totalRawBytes), reason, bytes };
+  if (totalRawBytes > MAX_FAULT_RAW_BYTES) {
+    // Kept (hidden) for redactFaultRaw: the cut must come after the secrets are replaced.
+    Object.defineProperty(item, RAW_HEAD, { value: { head: raw.subarray(0, MAX_FAULT_RAW_BYTES + REDACT_OVERLAP_BYTES), total: totalRawBytes } });
+  }
+  return item;
+}
+
+/**
+ * Replaces secrets in a fault's text before it is cut (issue 11): the text is redacted from the
+ * head kept past the cut, then cut, so a secret straddling the 2 KB cut leaves no fragment.
+ */
+export function redactFaultRaw(item: DecodedFault, redact: (text: string) => string): void {
+  const kept = (item as unknown as Record<symbol, { head: Buffer; total: number } | undefined>)[RAW_HEAD];
+  if (!kept) {
+    item.raw = redact(item.raw);
+    return;
+  }
+  const redacted = Buffer.from(redact(kept.head.toString('utf8')), 'utf8');
+  item.raw = truncateRaw(redacted, Math.max(kept.total, redacted.length + 1));
 }
 
 /** At most MAX_FAULT_RAW_BYTES of UTF-8, cut on a character boundary, with a marker when cut. */

@@ -31,6 +31,8 @@ import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import type { ExitInfo, ServerState, ServerStatus } from './types';
 
 const STDERR_RING = 200;
+/** Sustained bytes per second read from one server's stdout (bursts up to 2 × its message limit). */
+export const SERVER_INBOUND_BYTES_PER_SEC = 4 * 1024 * 1024;
 /** The message of the error the SDK rejects in-flight requests with when its transport closes. */
 const SDK_CONNECTION_CLOSED = `MCP error ${ErrorCode.ConnectionClosed}: Connection closed`;
 const STDERR_TAIL_SHOWN = 20;
@@ -385,7 +387,8 @@ export class ManagedServer extends EventEmitter<Events> {
       this.appendStderr(run, `[gatehouse] spawn failed: ${err.message}`);
       this.endRun(run, { code: null, signal: null, reason: `spawn failed: ${err.message}` });
     });
-    const splitter = new LineSplitter();
+    // Secrets are replaced before a long line is cut, so no piece keeps a fragment of one.
+    const splitter = new LineSplitter({ redactor: this.opts.redactor });
     let stderrDone = false;
     let onStderrDone: (() => void) | undefined;
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -424,6 +427,10 @@ export class ManagedServer extends EventEmitter<Events> {
       closeOnFatal: true,
       // A refused response (too deep, inexact id, too large) fails its request at once.
       answerRefusedResponses: true,
+      // One server's flood is read at a bounded rate: it blocks in its own pipe, not us.
+      inboundBytesPerSecond: SERVER_INBOUND_BYTES_PER_SEC,
+      redact: (text) => this.opts.redactor.redactString(text),
+      onThrottle: (ms) => this.onThrottled(run, ms),
       // auto reads both framings, but the client speaks first: until the server answers we
       // must guess how to write. Newline first (the MCP stdio transport); see onStartFailure.
       ...(auto && this.autoWriteFraming === 'content-length' ? { writeFraming: 'content-length' as const } : {}),
@@ -579,6 +586,20 @@ export class ManagedServer extends EventEmitter<Events> {
   }
 
   private unsyncReason: string | undefined;
+  private throttleNotedAt = 0;
+  private throttledMs = 0;
+
+  /** Says (at most every 10 s, in the server's log) that its stdout is being read at the budget rate. */
+  private onThrottled(run: number, ms: number): void {
+    this.throttledMs += ms;
+    const now = Date.now();
+    if (run !== this.run || now - this.throttleNotedAt < 10_000) return;
+    this.throttleNotedAt = now;
+    this.appendStderr(
+      run,
+      `[gatehouse] stdout over its byte budget (${SERVER_INBOUND_BYTES_PER_SEC / 1024 / 1024} MiB/s): reading paused ${this.throttledMs} ms so far; other servers are not affected`,
+    );
+  }
   private pendingEndReason: string | undefined;
   /** Set when restarting cannot help (the command does not exist): fail at once. */
   private permanentFailure = false;
