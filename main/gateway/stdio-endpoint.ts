@@ -153,6 +153,10 @@ export async function startStdioEndpoint(opts: StdioEndpointOptions): Promise<St
     // Content-Length is reported and the reader resyncs on what follows.
     oversizeContentLength: 'skip',
     redact: (text) => opts.redactor.redactString(text),
+    // A slow agent: notifications past 4 MiB of unread output are dropped (answers never are),
+    // so one server's flood of log messages cannot pile up in our stdout buffer.
+    dropNotificationsOverBytes: 4 * 1024 * 1024,
+    maxQueuedWriteBytes: 0,
     // The client ends the session by closing our stdin; stdout stays ours until exit.
     endWritableOnClose: false,
     observer: {

@@ -57,6 +57,12 @@ export interface FramedStreamTransportOptions {
   inboundBytesPerSecond?: number;
   /** Burst the bucket holds (default 2 × maxMessageBytes, at least 1 MiB). */
   inboundBurstBytes?: number;
+  /**
+   * A peer that reads slowly (an agent) gets notifications dropped, not buffered, once this many
+   * bytes wait for it; responses and requests always go (every request gets its one answer).
+   * Dropped notifications are counted (droppedNotifications). 0 = never drop.
+   */
+  dropNotificationsOverBytes?: number;
   /** Replaces secrets in a fault's text before it is cut to its shown length. */
   redact?: (text: string) => string;
   /** Told each time reading pauses for the budget (how long, in ms). */
@@ -88,6 +94,8 @@ export class FramedStreamTransport implements Transport {
   private readonly frameDeadlineMs: number;
   private readonly maxQueuedWrite: number;
   private frameTimer: NodeJS.Timeout | undefined;
+  /** Notifications not sent because the peer was not reading (dropNotificationsOverBytes). */
+  droppedNotifications = 0;
   private readonly inboundRate: number;
   private readonly inboundBurst: number;
   private inboundTokens: number;
@@ -139,6 +147,11 @@ export class FramedStreamTransport implements Transport {
       this.onWriteError(streamClosedError());
     }
     if (this.writeFailed) throw this.writeFailed;
+    const dropOver = this.options.dropNotificationsOverBytes ?? 0;
+    if (dropOver > 0 && this.writable.writableLength > dropOver && 'method' in message && !('id' in message)) {
+      this.droppedNotifications++;
+      return;
+    }
     if (this.maxQueuedWrite > 0 && this.writable.writableLength > this.maxQueuedWrite) {
       // The peer is not reading: refuse rather than hold an ever-growing buffer for it.
       throw new Error(

@@ -18,6 +18,8 @@ export interface BadServer {
   args: string[];
   /** Extra YAML lines for the bad server (indented under it). */
   extra?: string;
+  /** request_timeout_s of the bad server (default 20). */
+  requestTimeoutS?: number;
 }
 
 export function profileYaml(bad: BadServer, goodArgs: string[] = ['--mode', 'ok']): string {
@@ -33,7 +35,7 @@ servers:
     command: ${process.execPath}
     args: ${list(bad.args)}
     startup_timeout_s: 3
-    request_timeout_s: 20
+    request_timeout_s: ${bad.requestTimeoutS ?? 20}
     restart: { max_restarts: 2, initial_backoff_ms: 200, max_backoff_ms: 1000 }
 ${bad.extra ?? ''}
 policy:
