@@ -8,6 +8,7 @@ import { compilePolicy } from './policy/engine';
 import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
 import { auditLimitsFromEnv } from './audit/budget';
+import { httpLimitsFromEnv } from './gateway/http-limits';
 import { durableAuditSink, isAgentAnswer } from './audit/durable';
 import { DEFAULT_RETENTION } from './audit/retention';
 import type { PruneOptions } from './audit/types';
@@ -185,6 +186,7 @@ export class Host extends EventEmitter<HostEvents> {
         redactor: profile.redactor,
         port: opts.httpPort,
         token: launch.token,
+        limits: httpLimitsFromEnv(this.env),
       });
     }
     this.emit('launched', launch);

@@ -33,6 +33,32 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
   sessionIdleMs: 30 * 60_000,
 };
 
+const ENV_NAMES: Record<keyof HttpLimits, string> = {
+  maxBodyBytes: 'GATEHOUSE_HTTP_MAX_BODY_BYTES',
+  bodyTimeoutMs: 'GATEHOUSE_HTTP_BODY_TIMEOUT_MS',
+  headersTimeoutMs: 'GATEHOUSE_HTTP_HEADERS_TIMEOUT_MS',
+  maxConnections: 'GATEHOUSE_HTTP_MAX_CONNECTIONS',
+  unauthenticatedSocketMs: 'GATEHOUSE_HTTP_UNAUTHENTICATED_SOCKET_MS',
+  maxSessionsPerToken: 'GATEHOUSE_HTTP_MAX_SESSIONS_PER_TOKEN',
+  sessionIdleMs: 'GATEHOUSE_HTTP_SESSION_IDLE_MS',
+};
+
+/** The limits set in the environment (GATEHOUSE_HTTP_*, see docs/gateway.md); a bad value is reported and ignored. */
+export function httpLimitsFromEnv(env: NodeJS.ProcessEnv, report: (msg: string) => void = (m) => process.stderr.write(`gatehouse: ${m}\n`)): Partial<HttpLimits> {
+  const out: Partial<HttpLimits> = {};
+  for (const [key, name] of Object.entries(ENV_NAMES) as Array<[keyof HttpLimits, string]>) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v <= 0) {
+      report(`${name}: expected a positive integer, got ${JSON.stringify(raw)}; using the default (${DEFAULT_HTTP_LIMITS[key]})`);
+      continue;
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
 /** An HTTP failure that answers with a status and a JSON-RPC error body. */
 export class HttpBodyError extends Error {
   constructor(
