@@ -1,7 +1,6 @@
 // SIGKILL of the host under steady load (issue 11): every call the agent saw answered is in the
 // audit store (0 missing), and the session the kill left open is closed as `crashed` at the
 // next start. Real gateway process, real SQLite file, a real SIGKILL.
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestBundle, type TestBundle } from '../support/build';
