@@ -465,24 +465,24 @@ function validate(body: Buffer, bytes: number, framing: WireFraming, maxDepth = 
   const text = body.toString('utf8');
   const deep = depthProblem(text, maxDepth);
   if (deep) {
-    const item = { ...fault(body, depthReason(maxDepth), bytes), framing, response: deep.response };
-    return deep.rawId !== undefined ? { ...item, rawId: deep.rawId } : item;
+    const item = Object.assign(fault(body, depthReason(maxDepth), bytes), { framing, response: deep.response });
+    return deep.rawId !== undefined ? Object.assign(item, { rawId: deep.rawId }) : item;
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ...fault(body, `not JSON: ${(err as Error).message}`, bytes), framing };
+    return Object.assign(fault(body, `not JSON: ${(err as Error).message}`, bytes), { framing });
   }
   const inexact = inexactId(text, value);
   if (inexact) {
-    return { ...fault(body, inexact.reason, bytes), framing, rawId: inexact.rawId, response: scanJson(text).response };
+    return Object.assign(fault(body, inexact.reason, bytes), { framing, rawId: inexact.rawId, response: scanJson(text).response });
   }
   const parsed = checkJsonRpcMessage(value);
   if (!parsed.success) {
     // The parsed value rides along: the stdio gateway answers some non-JSON-RPC input itself
     // (the legacy tool envelope, -32600 with the request's id).
-    return { ...fault(body, `not JSON-RPC 2.0: ${summarizeIssues(value, parsed.error.issues)}`, bytes), framing, json: value };
+    return Object.assign(fault(body, `not JSON-RPC 2.0: ${summarizeIssues(value, parsed.error.issues)}`, bytes), { framing, json: value });
   }
   // Hand on the JSON as it arrived, not the schema's output: the schema strips unknown keys
   // in places (error objects), and upstream results must pass through unchanged.

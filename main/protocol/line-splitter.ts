@@ -91,6 +91,11 @@ export class LineSplitter {
       // Never separate a surrogate pair.
       const code = this.partial.charCodeAt(cut - 1);
       if (code >= 0xd800 && code <= 0xdbff) cut--;
+      if (this.redactor) {
+        // Nor a «secret:NAME» marker: the piece would show a broken placeholder.
+        const open = this.partial.lastIndexOf('«', cut - 1);
+        if (open > this.max / 2 && this.partial.indexOf('»', open) >= cut) cut = open;
+      }
       const piece = this.partial.slice(0, cut);
       out.push((this.continued ? CUT_MARKER : '') + piece + CUT_MARKER);
       this.partial = this.partial.slice(cut);
