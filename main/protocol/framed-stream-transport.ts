@@ -63,6 +63,14 @@ export interface FramedStreamTransportOptions {
    * Dropped notifications are counted (droppedNotifications). 0 = never drop.
    */
   dropNotificationsOverBytes?: number;
+  /**
+   * Byte budget of the notifications handed on (a token bucket, burst = one message of the
+   * limit): past it a notification is recorded but not passed on, and counted. A server's flood
+   * of log messages then reaches the agents at a bounded rate. 0 = no limit.
+   */
+  notificationBytesPerSecond?: number;
+  /** Told when notifications are dropped for the budget (the running count). */
+  onNotificationsDropped?: (count: number) => void;
   /** Replaces secrets in a fault's text before it is cut to its shown length. */
   redact?: (text: string) => string;
   /** Told each time reading pauses for the budget (how long, in ms). */
@@ -70,6 +78,8 @@ export interface FramedStreamTransportOptions {
 }
 
 export const DEFAULT_FRAME_DEADLINE_MS = 10_000;
+/** How many budget bytes one byte of a fault costs (see deliver()). */
+const FAULT_BYTE_COST = 16;
 export const DEFAULT_MAX_QUEUED_WRITE_BYTES = 16 * 1024 * 1024;
 
 /** Requests awaiting our response, for `mirror`; bounded so a peer that never gets answers cannot grow it. */
@@ -96,6 +106,10 @@ export class FramedStreamTransport implements Transport {
   private frameTimer: NodeJS.Timeout | undefined;
   /** Notifications not sent because the peer was not reading (dropNotificationsOverBytes). */
   droppedNotifications = 0;
+  /** Notifications received but not passed on, over notificationBytesPerSecond. */
+  notificationsOverBudget = 0;
+  private noteTokens = Number.POSITIVE_INFINITY;
+  private noteAt = 0;
   private readonly inboundRate: number;
   private readonly inboundBurst: number;
   private inboundTokens: number;
@@ -260,6 +274,25 @@ export class FramedStreamTransport implements Transport {
     if (this.inboundRate > 0) this.spendInbound(buf.length);
   };
 
+  /** True when `message` is a notification over the notification budget (it is counted, not passed on). */
+  private overNotificationBudget(message: JSONRPCMessage, bytes: number): boolean {
+    const rate = this.options.notificationBytesPerSecond ?? 0;
+    if (rate <= 0 || !('method' in message) || 'id' in message) return false;
+    const burst = Math.max(1024 * 1024, this.options.maxMessageBytes ?? 4 * 1024 * 1024);
+    const now = performance.now();
+    this.noteTokens = this.noteAt === 0 ? burst : Math.min(burst, this.noteTokens + ((now - this.noteAt) / 1000) * rate);
+    this.noteAt = now;
+    if (this.noteTokens >= bytes) {
+      this.noteTokens -= bytes;
+      return false;
+    }
+    this.notificationsOverBudget++;
+    try {
+      this.options.onNotificationsDropped?.(this.notificationsOverBudget);
+    } catch {}
+    return true;
+  }
+
   /** Token bucket over inbound bytes; pauses the readable while the budget is overdrawn. */
   private spendInbound(bytes: number): void {
     const now = performance.now();
@@ -302,6 +335,10 @@ export class FramedStreamTransport implements Transport {
       if (item.type === 'fault') {
         // A fault is recorded and shown, never forwarded; fatal only to this stream when it
         // leaves the stream out of sync (issue 11), never to the host.
+        // Garbage costs far more per byte than a message (an exception per line, a record, a
+        // count): it is charged 16× against the inbound budget, so a flood of junk lines is read
+        // at a sixteenth of the rate.
+        if (this.inboundRate > 0) this.inboundTokens -= item.bytes * (FAULT_BYTE_COST - 1);
         const redact = this.options.redact;
         if (redact) this.notify(() => redactFaultRaw(item, redact));
         this.notify(() => this.options.observer?.fault?.(item));
@@ -332,6 +369,7 @@ export class FramedStreamTransport implements Transport {
         this.requestFraming.set(message.id, framing);
       }
       this.notify(() => this.options.observer?.inbound?.(message, bytes, framing));
+      if (this.overNotificationBudget(message, bytes)) continue;
       try {
         this.onmessage?.(message);
       } catch (err) {

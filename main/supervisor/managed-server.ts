@@ -33,6 +33,8 @@ import type { ExitInfo, ServerState, ServerStatus } from './types';
 const STDERR_RING = 200;
 /** Sustained bytes per second read from one server's stdout (bursts up to 2 × its message limit). */
 export const SERVER_INBOUND_BYTES_PER_SEC = 4 * 1024 * 1024;
+/** Notification bytes per second one server may have relayed to agents (bursts of one max-size message). */
+export const SERVER_NOTIFICATION_BYTES_PER_SEC = 1024 * 1024;
 /** The message of the error the SDK rejects in-flight requests with when its transport closes. */
 const SDK_CONNECTION_CLOSED = `MCP error ${ErrorCode.ConnectionClosed}: Connection closed`;
 const STDERR_TAIL_SHOWN = 20;
@@ -431,6 +433,9 @@ export class ManagedServer extends EventEmitter<Events> {
       inboundBytesPerSecond: SERVER_INBOUND_BYTES_PER_SEC,
       redact: (text) => this.opts.redactor.redactString(text),
       onThrottle: (ms) => this.onThrottled(run, ms),
+      // Its notifications reach the agents at a bounded byte rate; the rest are shown, not relayed.
+      notificationBytesPerSecond: SERVER_NOTIFICATION_BYTES_PER_SEC,
+      onNotificationsDropped: (n) => this.onNotificationsDropped(run, n),
       // auto reads both framings, but the client speaks first: until the server answers we
       // must guess how to write. Newline first (the MCP stdio transport); see onStartFailure.
       ...(auto && this.autoWriteFraming === 'content-length' ? { writeFraming: 'content-length' as const } : {}),
@@ -588,6 +593,16 @@ export class ManagedServer extends EventEmitter<Events> {
   private unsyncReason: string | undefined;
   private throttleNotedAt = 0;
   private throttledMs = 0;
+
+  private droppedNotedAt = 0;
+
+  /** Says (at most every 10 s, in the server's log) that notifications over the budget were not relayed. */
+  private onNotificationsDropped(run: number, count: number): void {
+    const now = Date.now();
+    if (run !== this.run || now - this.droppedNotedAt < 10_000) return;
+    this.droppedNotedAt = now;
+    this.appendStderr(run, `[gatehouse] notifications over their byte budget (${SERVER_NOTIFICATION_BYTES_PER_SEC / 1024 / 1024} MiB/s) not relayed to agents: ${count} so far this run`);
+  }
 
   /** Says (at most every 10 s, in the server's log) that its stdout is being read at the budget rate. */
   private onThrottled(run: number, ms: number): void {
