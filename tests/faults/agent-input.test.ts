@@ -2,22 +2,16 @@
 // limit, an absurd Content-Length. Each request gets exactly one answer that says what was
 // wrong, and the gateway keeps serving the session. Real gateway process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestBundle, type TestBundle } from '../support/build';
-import { FaultRig, profileYaml } from './harness';
+import { FaultRig, profileYaml, useCliBundle } from './harness';
 
-let bundle: TestBundle;
-let CLI: string;
+// Registered first, so the bundle exists before the rig below starts.
+const cli = useCliBundle();
 let rig: FaultRig;
 beforeAll(async () => {
-  bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'faults');
-  CLI = bundle.entry('cli');
-  rig = new FaultRig(CLI, profileYaml({ args: ['--mode', 'ok'] }));
+  rig = new FaultRig(cli(), profileYaml({ args: ['--mode', 'ok'] }));
   await rig.initialize();
 }, 60_000);
-afterAll(() => {
-  rig?.cleanup();
-  bundle?.cleanup();
-});
+afterAll(() => rig?.cleanup());
 
 const answerText = (pattern: RegExp) => rig.peer.waitFor((f) => pattern.test(f.text), `a frame matching ${pattern}`, 20_000);
 

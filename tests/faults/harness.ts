@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { buildTestBundle, type TestBundle } from '../support/build';
 import { RawStdioPeer, type RawFrame } from '../support/raw-stdio';
 import { tempDir, writeProfile } from '../support/temp';
 
@@ -164,13 +166,15 @@ export class FaultRig {
   }
 }
 
-/** Polls until `check` is truthy; a generous bound, never a timing assertion. */
-export async function until<T>(check: () => T, what: string, limitMs = 30_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const v = check();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/**
+ * The CLI built from this checkout for the file's tests (a private bundle, so no test races a
+ * concurrent `npm run build`): registers its build and cleanup, returns its entry lazily.
+ */
+export function useCliBundle(): () => string {
+  let bundle: TestBundle | undefined;
+  beforeAll(() => {
+    bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'faults');
+  });
+  afterAll(() => bundle?.cleanup());
+  return () => bundle!.entry('cli');
 }

@@ -2,22 +2,15 @@
 // audit store (0 missing), and the session the kill left open is closed as `crashed` at the
 // next start. Real gateway process, real SQLite file, a real SIGKILL.
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestBundle, type TestBundle } from '../support/build';
+import { describe, expect, it } from 'vitest';
 import { openAuditStore, auditDbFile } from '../../main/audit/store';
-import { FaultRig, profileYaml } from './harness';
+import { FaultRig, profileYaml, useCliBundle } from './harness';
 
-let bundle: TestBundle;
-let CLI: string;
-beforeAll(() => {
-  bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'faults');
-  CLI = bundle.entry('cli');
-});
-afterAll(() => bundle?.cleanup());
+const cli = useCliBundle();
 
 describe('host SIGKILL under load', { timeout: 120_000 }, () => {
   it('loses no answered call from the audit store, and the next start closes the session as crashed', async () => {
-    const rig = new FaultRig(CLI, profileYaml({ args: ['--mode', 'ok'] }));
+    const rig = new FaultRig(cli(), profileYaml({ args: ['--mode', 'ok'] }));
     try {
       await rig.initialize();
       await rig.request('tools/list');

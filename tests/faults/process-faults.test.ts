@@ -3,19 +3,13 @@
 // process, real server processes; figures printed per scenario.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestBundle, type TestBundle } from '../support/build';
+import { describe, expect, it } from 'vitest';
 import { pidAlive } from '../support/raw-stdio';
-import { FaultRig, profileYaml, until } from './harness';
+import { waitFor } from '../support/gateway';
+import { FaultRig, profileYaml, useCliBundle } from './harness';
 import { runScenario } from './scenario';
 
-let bundle: TestBundle;
-let CLI: string;
-beforeAll(() => {
-  bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'faults');
-  CLI = bundle.entry('cli');
-});
-afterAll(() => bundle?.cleanup());
+const cli = useCliBundle();
 
 const pidsIn = (file: string): number[] => {
   try {
@@ -31,7 +25,7 @@ describe('fault injection: how a server process behaves', { timeout: 180_000 }, 
   // server to settle, so the answer comes only after `bad` has failed.
   it.skip('no-initialize: the gateway answers initialize before the silent server settles (needs initialize-at-once from the exchange branch)', async () => {
     process.stderr.write('[faults] skipped: initialize-at-once lives on the exchange branch; here launch waits for every server to settle\n');
-    const rig = new FaultRig(CLI, profileYaml({ args: ['--mode', 'no-initialize'] }));
+    const rig = new FaultRig(cli(), profileYaml({ args: ['--mode', 'no-initialize'] }));
     try {
       await rig.initialize();
       // Answered while bad is still trying: its final state line comes after the answer.
@@ -43,7 +37,7 @@ describe('fault injection: how a server process behaves', { timeout: 180_000 }, 
   });
 
   it('no-initialize: the silent server ends failed with its reason; the other server answers; every request answered', async () => {
-    await runScenario(CLI, {
+    await runScenario(cli(), {
       name: 'no-initialize',
       bad: { args: ['--mode', 'no-initialize'] },
       badState: /failed .*initialize did not answer within 3s/,
@@ -52,7 +46,7 @@ describe('fault injection: how a server process behaves', { timeout: 180_000 }, 
   });
 
   it('hang: a call that never comes back is answered at its timeout; the other server is not delayed', async () => {
-    await runScenario(CLI, {
+    await runScenario(cli(), {
       name: 'hang',
       bad: { args: ['--mode', 'hang'], requestTimeoutS: 5 },
       trigger: /did not answer within 5s/,
@@ -63,7 +57,7 @@ describe('fault injection: how a server process behaves', { timeout: 180_000 }, 
   it('setsid grandchild holding stdout: the exit is seen, the run ends and restarts with its reason', async () => {
     const pidFile = path.join(process.env.TMPDIR ?? '/tmp', `faults-setsid-${process.pid}-${Date.now()}.pids`);
     try {
-      await runScenario(CLI, {
+      await runScenario(cli(), {
         name: 'setsid grandchild',
         bad: { args: ['--mode', 'setsid', '--pid-file', pidFile] },
         trigger: /exiting|went away/,
@@ -80,14 +74,14 @@ describe('fault injection: how a server process behaves', { timeout: 180_000 }, 
 
   it('ignore-eof: at shutdown the server is SIGKILLed after its grace; no process of it is left', async () => {
     const pidFile = path.join(process.env.TMPDIR ?? '/tmp', `faults-ignore-eof-${process.pid}-${Date.now()}.pids`);
-    await runScenario(CLI, { name: 'ignore EOF and SIGTERM', bad: { args: ['--mode', 'ignore-eof', '--pid-file', pidFile] }, goodCalls: 10 });
+    await runScenario(cli(), { name: 'ignore EOF and SIGTERM', bad: { args: ['--mode', 'ignore-eof', '--pid-file', pidFile] }, goodCalls: 10 });
     const pids = pidsIn(pidFile);
     expect(pids.length).toBeGreaterThan(0);
-    await until(() => pids.every((p) => !pidAlive(p)), 'the ignore-eof server to be gone after the gateway exited', 20_000);
+    await waitFor(() => pids.every((p) => !pidAlive(p)), 'the ignore-eof server to be gone after the gateway exited', 20_000);
   });
 
   it('crash loop: the server ends failed after its restarts, with its stderr as the reason', async () => {
-    await runScenario(CLI, {
+    await runScenario(cli(), {
       name: 'crash loop',
       bad: { args: ['--mode', 'crash-loop'] },
       badState: /failed .*gave up after 2 restarts.*crash-loop mode/,

@@ -3,7 +3,8 @@
 // stays under its ceiling, the faulty server ends in an honest state with its reason, and every
 // request the agent sent gets exactly one answer. Prints the figures.
 import { expect } from 'vitest';
-import { FaultRig, profileYaml, RSS_CEILING_MB, until, type BadServer } from './harness';
+import { waitFor } from '../support/gateway';
+import { FaultRig, profileYaml, RSS_CEILING_MB, type BadServer } from './harness';
 import type { RawFrame } from '../support/raw-stdio';
 
 export interface Scenario {
@@ -52,7 +53,7 @@ export async function runScenario(cli: string, s: Scenario): Promise<ScenarioRes
       triggerAnswer = FaultRig.text(await trigger);
       expect(triggerAnswer).toMatch(s.trigger);
     }
-    if (s.badState) await until(() => rig.badStates().some((l) => s.badState!.test(l)), `bad to log a state matching ${s.badState}: ${rig.badStates().join(' | ')}`, 60_000);
+    if (s.badState) await waitFor(() => rig.badStates().some((l) => s.badState!.test(l)), `bad to log a state matching ${s.badState}: ${rig.badStates().join(' | ')}`, 60_000);
     await s.more?.(rig);
     // The good server still answers once the fault is over.
     expect(FaultRig.text(await rig.call('good_echo', { text: 'after' }))).toBe('echo: after');
