@@ -22,6 +22,9 @@ export const FAULT_MODES = [
   { id: 'flood 200 B lines', args: ['--mode', 'flood-lines', '--size', '200'], trigger: true },
   { id: 'flood 1 MB notifications', args: ['--mode', 'flood-notes', '--size', String(1024 * 1024)], trigger: true },
   { id: 'flood 3 MB notifications', args: ['--mode', 'flood-notes', '--size', String(3 * 1024 * 1024)], trigger: true },
+  // The same flood with the agent at log level `error`: the gateway relays none of it, so this
+  // row is the gateway's own cost; the row above adds the agent's cost of reading 3 MB lines.
+  { id: 'flood 3 MB notifications (agent log level error)', args: ['--mode', 'flood-notes', '--size', String(3 * 1024 * 1024)], trigger: true, logLevel: 'error' },
   { id: 'lying Content-Length (huge)', args: ['--mode', 'lying-cl', '--lie', 'huge'], trigger: true },
   { id: 'lying Content-Length (+50 KB)', args: ['--mode', 'lying-cl', '--lie', 'plus'], trigger: true },
   { id: 'unsolicited responses', args: ['--mode', 'unsolicited'], trigger: true },
@@ -63,6 +66,7 @@ async function measureMode(mode, seconds) {
   try {
     await client.connect(transport);
     const pid = transport.pid;
+    if (mode.logLevel) await client.setLoggingLevel(mode.logLevel);
     for (let i = 0; i < 20; i++) await client.callTool({ name: 'good_echo', arguments: { text: 'warm' } });
     const trigger = mode.trigger ? client.callTool({ name: 'bad_trigger', arguments: {} }, undefined, { timeout: 60_000 }).catch(() => undefined) : undefined;
     const lat = [];

@@ -479,6 +479,12 @@ async function main() {
     const { runFaultBench } = await import('./faults.mjs');
     const { table, aims } = await runFaultBench({ seconds: quick ? 3 : 5, only: opts.only?.split(',') });
     process.stdout.write(`\n${table}\n\nAims (issue 11):\n${aims}\n`);
+    if (!opts['no-write'] && !quick && !opts.only) {
+      const machine = `${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`;
+      const md = `# Fault benchmark\n\n${new Date().toISOString()} · ${machine}\n\nThe good server's tools/call latency (SDK Client over the stdio gateway, sequential calls for 5 s) while the other server misbehaves; gateway peak RSS = VmHWM. A shared machine: compare rows of one run, not runs.\n\n${table}\n\nAims (issue 11):\n\n\`\`\`\n${aims}\n\`\`\`\n`;
+      writeFileSync(path.join(root, 'bench/FAULTS.md'), md);
+      process.stderr.write('bench: wrote bench/FAULTS.md\n');
+    }
     return;
   }
   await buildSdkTransportCli();
