@@ -126,7 +126,12 @@ export class Host extends EventEmitter<HostEvents> {
       const store = this.audit;
       // The audit writer drains the buses in batches; the protocol path never waits for it,
       // except for an agent's answer, written (with everything before it) before it leaves.
-      this.unsubscribe.push(this.tap.subscribe(durableAuditSink({ trafficBatch: (b) => writer.trafficBatch(b), flush: () => store.flush() }), { flushOn: isAgentAnswer }));
+      // GATEHOUSE_AUDIT_DURABLE_ANSWERS=0 goes back to batching answers too (a crash may then
+      // lose the last ~50 ms of answered calls; the protocol path never touches the disk).
+      const durable = this.env.GATEHOUSE_AUDIT_DURABLE_ANSWERS !== '0';
+      this.unsubscribe.push(
+        this.tap.subscribe(durableAuditSink({ trafficBatch: (b) => writer.trafficBatch(b), flush: () => store.flush() }, durable), durable ? { flushOn: isAgentAnswer } : {}),
+      );
       this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
     }
     this.unsubscribe.push(this.broker.onEvent((e) => this.emit('approval', e)));
