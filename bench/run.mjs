@@ -5,6 +5,7 @@
 // this script starts is killed at the end, also on Ctrl-C.
 //
 //   node bench/run.mjs [--quick] [--rounds N] [--only id,id] [--no-write]
+//   node bench/run.mjs --faults    the other server's p50/p99 during each fault (bench/faults.mjs, issue 11)
 //
 // Per target: warm-up, sequential calls (p50/p99), then calls/s with 32 requests in flight on
 // ONE client session (32 concurrent callers sharing one SDK Client), then the peak RSS (VmHWM)
@@ -32,6 +33,7 @@ const { values: opts } = parseArgs({
     'no-write': { type: 'boolean' },
     'cpu-prof': { type: 'string' },
     'gateway-node-options': { type: 'string' },
+    faults: { type: 'boolean' },
   },
   strict: true,
 });
@@ -473,6 +475,18 @@ async function buildSdkTransportCli() {
 
 async function main() {
   if (!existsSync(cliEntry)) throw new Error(`${cliEntry} missing: run node scripts/build.mjs (npm run bench does)`);
+  if (opts.faults) {
+    const { runFaultBench } = await import('./faults.mjs');
+    const { table, aims } = await runFaultBench({ seconds: quick ? 3 : 5, only: opts.only?.split(',') });
+    process.stdout.write(`\n${table}\n\nAims (issue 11):\n${aims}\n`);
+    if (!opts['no-write'] && !quick && !opts.only) {
+      const machine = `${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`;
+      const md = `# Fault benchmark\n\n${new Date().toISOString()} · ${machine}\n\nThe good server's tools/call latency (SDK Client over the stdio gateway, sequential calls for 5 s) while the other server misbehaves; gateway peak RSS = VmHWM. A shared machine: compare rows of one run, not runs.\n\n${table}\n\nAims (issue 11):\n\n\`\`\`\n${aims}\n\`\`\`\n`;
+      writeFileSync(path.join(root, 'bench/FAULTS.md'), md);
+      process.stderr.write('bench: wrote bench/FAULTS.md\n');
+    }
+    return;
+  }
   await buildSdkTransportCli();
   const only = opts.only ? new Set(opts.only.split(',')) : undefined;
   const targets = TARGETS.filter((t) => !only || only.has(t.id));

@@ -8,6 +8,9 @@ import { compilePolicy } from './policy/engine';
 import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
 import { nativeLoadProblem } from './native/abi-mismatch';
+import { auditLimitsFromEnv } from './audit/budget';
+import { httpLimitsFromEnv } from './gateway/http-limits';
+import { durableAuditSink, isAgentAnswer } from './audit/durable';
 import { DEFAULT_RETENTION } from './audit/retention';
 import type { PruneOptions } from './audit/types';
 import { loadProfileFile } from './profiles/loader';
@@ -125,8 +128,15 @@ export class Host extends EventEmitter<HostEvents> {
     }
     if (this.audit) {
       const writer = this.audit.writer;
-      // The audit writer drains the buses in batches; the protocol path never waits for it.
-      this.unsubscribe.push(this.tap.subscribe((batch) => writer.trafficBatch(batch)));
+      const store = this.audit;
+      // The audit writer drains the buses in batches; the protocol path never waits for it,
+      // except for an agent's answer, written (with everything before it) before it leaves.
+      // GATEHOUSE_AUDIT_DURABLE_ANSWERS=0 goes back to batching answers too (a crash may then
+      // lose the last ~50 ms of answered calls; the protocol path never touches the disk).
+      const durable = this.env.GATEHOUSE_AUDIT_DURABLE_ANSWERS !== '0';
+      this.unsubscribe.push(
+        this.tap.subscribe(durableAuditSink({ trafficBatch: (b) => writer.trafficBatch(b), flush: () => store.flush() }, durable), durable ? { flushOn: isAgentAnswer } : {}),
+      );
       this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
     }
     this.unsubscribe.push(this.broker.onEvent((e) => this.emit('approval', e)));
@@ -143,7 +153,7 @@ export class Host extends EventEmitter<HostEvents> {
    */
   private openAudit(): AuditStore | undefined {
     try {
-      return openAuditStore({ dataDir: this.dataDir, retention: retentionFromEnv(this.env) });
+      return openAuditStore({ dataDir: this.dataDir, retention: retentionFromEnv(this.env), limits: auditLimitsFromEnv(this.env) });
     } catch (err) {
       const problem = nativeLoadProblem(err, 'better-sqlite3', 'the audit store is off');
       if (!problem) throw err;
@@ -204,6 +214,7 @@ export class Host extends EventEmitter<HostEvents> {
         redactor: profile.redactor,
         port: opts.httpPort,
         token: launch.token,
+        limits: httpLimitsFromEnv(this.env),
       });
     }
     this.emit('launched', launch);

@@ -23,6 +23,8 @@ import type {
   StderrRow,
 } from './types';
 import { QueuedWriter, type AuditWriter, type WriterOptions } from './writer';
+import { DEFAULT_AUDIT_LIMITS, pruneToSize, storeBytes, type AuditLimits } from './budget';
+import { closeCrashedSessions } from './crash-recovery';
 
 export const DB_FILE_NAME = 'gatehouse.db';
 
@@ -35,6 +37,15 @@ export interface AuditStoreCommonOptions extends WriterOptions {
   busyTimeoutMs?: number;
   /** For tests of the migration machinery; the real list is MIGRATIONS. */
   migrations?: readonly Migration[];
+  /**
+   * Close sessions left open by a host that died as `crashed` at open (default: when retention
+   * is on, i.e. for a host; the CLI's readers leave the store as it is).
+   */
+  recoverCrashed?: boolean;
+  /** Byte budgets (budget.ts); defaults DEFAULT_AUDIT_LIMITS, or GATEHOUSE_AUDIT_* via auditLimitsFromEnv. */
+  limits?: Partial<AuditLimits>;
+  /** How often the store's size is checked against its cap (default 30 s; 0 = at open only). */
+  sizeCheckIntervalMs?: number;
 }
 
 export type OpenAuditStoreOptions = ({ dataDir: string } | { file: string }) & AuditStoreCommonOptions;
@@ -107,6 +118,7 @@ class SqliteAuditStore implements AuditStore {
   readonly writer: QueuedWriter;
   private readonly queries: AuditQueries;
   private readonly pruneTimer: NodeJS.Timeout | undefined;
+  private readonly sizeTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -114,11 +126,37 @@ class SqliteAuditStore implements AuditStore {
     readonly file: string,
     opts: AuditStoreCommonOptions,
   ) {
-    this.writer = new QueuedWriter(db, opts);
+    const limits: AuditLimits = { ...DEFAULT_AUDIT_LIMITS, ...opts.limits };
+    this.writer = new QueuedWriter(db, { ...opts, limits });
     this.queries = new AuditQueries(db);
     const retention = opts.retention === undefined ? DEFAULT_RETENTION : opts.retention;
+    const report = opts.onError ?? ((err: Error) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
+    if (opts.recoverCrashed ?? retention !== false) {
+      try {
+        closeCrashedSessions(db);
+      } catch (err) {
+        report(new Error(`closing crashed sessions failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+      }
+    }
+    if (retention !== false) {
+      // The size cap: checked often (a flood fills a disk in minutes, not hours), pruned oldest first.
+      const check = (): void => {
+        try {
+          if (storeBytes(db) <= limits.maxStoreBytes) return;
+          this.writer.flush();
+          pruneToSize(db, limits.maxStoreBytes);
+        } catch (err) {
+          report(new Error(`audit size cap failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+        }
+      };
+      check();
+      const every = opts.sizeCheckIntervalMs ?? 30_000;
+      if (every > 0) {
+        this.sizeTimer = setInterval(check, every);
+        this.sizeTimer.unref();
+      }
+    }
     if (retention) {
-      const report = opts.onError ?? ((err: Error) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
       const run = (): void => {
         try {
           this.writer.flush();
@@ -144,6 +182,7 @@ class SqliteAuditStore implements AuditStore {
     if (this.closed) return;
     this.closed = true;
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    if (this.sizeTimer) clearInterval(this.sizeTimer);
     this.writer.close();
     this.db.close();
   }

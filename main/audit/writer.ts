@@ -3,6 +3,7 @@
 // protocol path never waits for the UI or the disk"). Nothing here throws into a caller.
 import type Database from 'better-sqlite3';
 import { messageJsonText } from '../protocol/json-text';
+import { DEFAULT_AUDIT_LIMITS, FaultRate, storedMessageText, type AuditLimits } from './budget';
 import type { StderrLine, TrafficEvent } from '../protocol/types';
 import type {
   AgentSessionStart,
@@ -39,6 +40,8 @@ export interface WriterOptions {
   /** Most rows one timer flush writes; the rest follow on the next turn of the event loop. */
   maxRowsPerTick?: number;
   onError?: (err: Error) => void;
+  /** Byte budgets (budget.ts): per-message size stored, fault rate, bytes held in memory. */
+  limits?: Partial<AuditLimits>;
 }
 
 export const DEFAULT_MAX_QUEUED_ROWS = 200_000;
@@ -64,7 +67,8 @@ type ControlOp =
 
 interface Gap {
   session: string;
-  stream: 'messages' | 'stderr_lines';
+  /** `faults`: protocol faults over the rate limit, counted instead of stored. */
+  stream: 'messages' | 'stderr_lines' | 'faults';
   dropped: number;
   firstTs: number;
   lastTs: number;
@@ -147,6 +151,10 @@ export class QueuedWriter implements AuditWriter {
   private readonly intervalMs: number;
   private readonly rowsPerTick: number;
   private readonly onError: (err: Error) => void;
+  private readonly limits: AuditLimits;
+  private readonly faultRate: FaultRate;
+  /** Wire bytes of the traffic rows queued (bounded by limits.maxQueuedBytes). */
+  private trafficBytes = 0;
   private readonly writeBatch: (control: ControlOp[], stderr: StderrLine[], traffic: TrafficEvent[], gaps: Gap[]) => number;
 
   constructor(
@@ -157,6 +165,8 @@ export class QueuedWriter implements AuditWriter {
     this.intervalMs = opts.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.rowsPerTick = Math.max(1, opts.maxRowsPerTick ?? DEFAULT_MAX_ROWS_PER_TICK);
     this.onError = opts.onError ?? ((err) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
+    this.limits = { ...DEFAULT_AUDIT_LIMITS, ...opts.limits };
+    this.faultRate = new FaultRate(this.limits.faultsPerSecond);
     this.writeBatch = this.prepare();
   }
 
@@ -196,18 +206,23 @@ export class QueuedWriter implements AuditWriter {
 
   traffic(ev: TrafficEvent): void {
     if (!this.accepting()) return;
-    this.makeRoom();
-    this.trafficQ.push(ev);
+    this.enqueueTraffic(ev);
     this.schedule();
   }
 
   trafficBatch(evs: readonly TrafficEvent[]): void {
     if (!this.accepting()) return;
-    for (const ev of evs) {
-      this.makeRoom();
-      this.trafficQ.push(ev);
-    }
+    for (const ev of evs) this.enqueueTraffic(ev);
     this.schedule();
+  }
+
+  /** Queues one row within the row and byte budgets; faults over their rate are only counted. */
+  private enqueueTraffic(ev: TrafficEvent): void {
+    if (ev.kind === 'fault' && !this.faultRate.admit(ev.session, ev.server, ev.ts)) return;
+    this.makeRoom();
+    this.trafficQ.push(ev);
+    this.trafficBytes += ev.bytes;
+    while (this.trafficBytes > this.limits.maxQueuedBytes && this.trafficQ.length > 1 && this.dropOldest());
   }
 
   stderr(line: StderrLine): void {
@@ -249,8 +264,11 @@ export class QueuedWriter implements AuditWriter {
     this.control = [];
     const stderr = this.stderrQ.take(Math.max(0, maxRows - control.length));
     const traffic = this.trafficQ.take(Math.max(0, maxRows - control.length - stderr.length));
+    for (const f of this.faultRate.takeCounted()) this.mergeGap({ session: f.session, stream: 'faults', dropped: f.dropped, firstTs: f.firstTs, lastTs: f.lastTs });
     const gaps = [...this.gaps.values()];
     this.gaps = new Map();
+    const trafficBytes = traffic.reduce((sum, ev) => sum + ev.bytes, 0);
+    this.trafficBytes -= trafficBytes;
     try {
       const failed = this.writeBatch(control, stderr, traffic, gaps);
       this.counters.batches++;
@@ -266,6 +284,7 @@ export class QueuedWriter implements AuditWriter {
       this.control = control.concat(this.control);
       this.stderrQ.prepend(stderr);
       this.trafficQ.prepend(traffic);
+      this.trafficBytes += trafficBytes;
       for (const g of gaps) this.mergeGap(g);
       while (this.queued() > this.maxQueued && this.dropOldest());
       if (this.failingSince === undefined) {
@@ -322,6 +341,7 @@ export class QueuedWriter implements AuditWriter {
   private dropOldest(): boolean {
     const ev = this.trafficQ.shift();
     if (ev) {
+      this.trafficBytes -= ev.bytes;
       this.addGap(ev.session, 'messages', ev.ts);
       return true;
     }
@@ -453,9 +473,10 @@ export class QueuedWriter implements AuditWriter {
       }
     };
 
+    const maxMessageBytes = this.limits.maxMessageBytes;
     const writeMessage = (ev: TrafficEvent): void => {
       st.message.run(n(ev.seq), ev.ts, ev.session, s(ev.agentSession), s(ev.server), ev.direction, ev.kind, s(ev.method),
-        ev.id === undefined || ev.id === null ? null : String(ev.id), ev.bytes, messageJson(ev), s(ev.fault),
+        ev.id === undefined || ev.id === null ? null : String(ev.id), ev.bytes, storedMessageText(messageJson(ev), maxMessageBytes), s(ev.fault),
         s(ev.exchange), s(ev.decision), s(ev.tool), n(ev.latencyMs));
     };
 

@@ -25,8 +25,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import { TappedTransport, type TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import type { Gateway } from './gateway';
-
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+import { answerBodyError, applyConnectionLimits, DEFAULT_HTTP_LIMITS, HttpBodyError, parseRpcBody, readLimitedBody, type HttpLimits } from './http-limits';
 
 export interface HttpEndpointOptions {
   gateway: Gateway;
@@ -37,8 +36,10 @@ export interface HttpEndpointOptions {
   token: string;
   /** Extra Origins allowed besides the endpoint's own (e.g. the Gatehouse UI's). */
   allowedOrigins?: string[];
-  /** Sessions idle longer than this are closed (default 1 h). */
+  /** Sessions idle longer than this are closed (default 30 min; also `limits.sessionIdleMs`). */
   idleTimeoutMs?: number;
+  /** Size, time and count limits (http-limits.ts; documented in docs/gateway.md). */
+  limits?: Partial<HttpLimits>;
 }
 
 export interface HttpEndpoint {
@@ -83,23 +84,6 @@ function rpcError(res: http.ServerResponse, status: number, code: number, messag
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`request body exceeds ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 /** What StreamableSession needs of a server-side Streamable HTTP transport (the SDK's, or a drop-in). */
 type SessionTransport = Transport & {
@@ -191,7 +175,40 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
   const sessions = new Map<string, HttpSession>();
   /** Per-terminal tokens (token → terminal id). */
   const extraTokens = new Map<string, string>();
-  const idleTimeoutMs = opts.idleTimeoutMs ?? 60 * 60 * 1000;
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...(opts.idleTimeoutMs !== undefined ? { sessionIdleMs: opts.idleTimeoutMs } : {}), ...opts.limits };
+  const idleTimeoutMs = limits.sessionIdleMs;
+  // Set once the server exists: marks a socket as authenticated (it is not closed as idle).
+  let authenticated: (req: http.IncomingMessage) => void = () => {};
+
+  /** Reads and parses a POST body; answers (413, 408, 400 with the id as written) and returns undefined on failure. */
+  async function readRpcBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ body: unknown } | undefined> {
+    let raw: Buffer;
+    try {
+      raw = await readLimitedBody(req, limits);
+    } catch (err) {
+      if (err instanceof HttpBodyError) answerBodyError(res, err, !req.readableEnded);
+      else if (!res.headersSent) rpcError(res, 400, -32700, `Parse error: the body could not be read (${(err as Error).message})`);
+      return undefined;
+    }
+    try {
+      return { body: parseRpcBody(raw) };
+    } catch (err) {
+      if (!(err instanceof HttpBodyError)) throw err;
+      answerBodyError(res, err, false);
+      return undefined;
+    }
+  }
+
+  /** Opening one more session for `label`: beyond the cap, the token's least recently active session is closed. */
+  function makeRoomFor(label: string): void {
+    const own = [...sessions.values()].filter((x) => x.label === label);
+    if (own.length < limits.maxSessionsPerToken) return;
+    own.sort((a, b) => a.lastActive - b.lastActive);
+    for (const old of own.slice(0, own.length - limits.maxSessionsPerToken + 1)) {
+      sessions.delete(old.id);
+      void old.transport.close().catch(() => {});
+    }
+  }
   let port = opts.port;
 
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
@@ -209,14 +226,16 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // DNS rebinding: a foreign Host or Origin never gets further than this.
+    // A refused request closes its connection: an unauthenticated socket is not kept alive.
     const host = req.headers.host ?? '';
-    if (!allowedHosts().has(host)) return rpcError(res, 403, -32000, `Forbidden: Host '${host}' is not allowed`);
+    if (!allowedHosts().has(host)) return rpcError(res, 403, -32000, `Forbidden: Host '${host}' is not allowed`, { connection: 'close' });
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins().has(origin)) return rpcError(res, 403, -32000, `Forbidden: Origin '${origin}' is not allowed`);
+    if (origin !== undefined && !allowedOrigins().has(origin)) return rpcError(res, 403, -32000, `Forbidden: Origin '${origin}' is not allowed`, { connection: 'close' });
     const label = tokenLabel(req.headers.authorization, opts.token, extraTokens);
     if (label === undefined) {
-      return rpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="gatehouse"' });
+      return rpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="gatehouse"', connection: 'close' });
     }
+    authenticated(req);
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     if (url.pathname === '/mcp') return handleStreamable(req, res, label);
     if (url.pathname === '/sse' && req.method === 'GET') return handleLegacySse(res, label);
@@ -229,17 +248,9 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     const sid = Array.isArray(sessionId) ? sessionId[0] : sessionId;
     let body: unknown;
     if (req.method === 'POST') {
-      let raw: Buffer;
-      try {
-        raw = await readBody(req);
-      } catch (err) {
-        return rpcError(res, 413, -32600, (err as Error).message);
-      }
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
-      }
+      const read = await readRpcBody(req, res);
+      if (!read) return;
+      body = read.body;
     }
     if (sid) {
       const session = sessions.get(sid);
@@ -253,6 +264,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; the first request must be initialize');
     }
+    makeRoomFor(label);
     const id = randomUUID();
     const transport = new StreamableSession(
       new StreamableHTTPServerTransport({
@@ -269,6 +281,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
   }
 
   async function handleLegacySse(res: http.ServerResponse, label: string): Promise<void> {
+    makeRoomFor(label);
     const transport = new SSEServerTransport('/messages', res);
     const id = transport.sessionId;
     sessions.set(id, { id, label, transport, lastActive: Date.now() });
@@ -286,13 +299,9 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     const session = sessions.get(url.searchParams.get('sessionId') ?? '');
     if (!session || !(session.transport instanceof SSEServerTransport) || session.label !== label) return rpcError(res, 404, -32001, 'Session not found');
     session.lastActive = Date.now();
-    let body: unknown;
-    try {
-      body = JSON.parse((await readBody(req)).toString('utf8'));
-    } catch {
-      return rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
-    }
-    await session.transport.handlePostMessage(req, res, body);
+    const read = await readRpcBody(req, res);
+    if (!read) return;
+    await session.transport.handlePostMessage(req, res, read.body);
   }
 
   const server = http.createServer((req, res) => {
@@ -301,9 +310,11 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
       else res.end();
     });
   });
-  // Streams (GET SSE) stay open for a long time; do not let Node's defaults cut them.
+  // Streams (GET SSE) stay open for a long time; do not let Node's defaults cut them. Slow
+  // bodies are cut by readLimitedBody, slow header blocks by headersTimeout (http-limits.ts).
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;
+  authenticated = applyConnectionLimits(server, limits);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -316,7 +327,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     for (const s of sessions.values()) {
       if (now - s.lastActive > idleTimeoutMs) void s.transport.close().catch(() => {});
     }
-  }, 60_000);
+  }, Math.max(1_000, Math.min(60_000, Math.floor(idleTimeoutMs / 4))));
   sweeper.unref();
 
   return {

@@ -33,6 +33,8 @@ export { parseJsonRpcMessage };
 
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_BATCH_SIZE = 100;
+/** Unread bytes on a stream past which notifications to that client are dropped (answers never are). */
+export const SLOW_CLIENT_NOTIFICATION_BYTES = 4 * 1024 * 1024;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 /** The first protocol version without JSON-RPC batching. */
 const NO_BATCH_VERSION = '2025-06-18';
@@ -185,12 +187,15 @@ export class LeanStreamableHTTPServerTransport implements Transport {
       if (response) throw new Error('Cannot send a response on a standalone SSE stream unless resuming a previous client request');
       // Server-initiated: the GET stream if one is open, else dropped (no event store).
       const s = this.standalone;
-      if (s && !s.res.writableEnded) s.res.write(sseEvent(message, text));
+      // A client that is not reading its stream gets notifications dropped past a byte budget.
+      if (s && !s.res.writableEnded && !(s.res.writableLength > SLOW_CLIENT_NOTIFICATION_BYTES && !('id' in message))) s.res.write(sseEvent(message, text));
       return;
     }
     const ex = this.exchanges.get(requestId);
     if (!ex) throw new Error(`No connection established for request ID: ${String(requestId)}`);
     if (!response) {
+      // A notification for a client that is not reading is dropped, not buffered without end.
+      if (!('id' in message) && ex.mode === 'sse' && ex.res.writableLength > SLOW_CLIENT_NOTIFICATION_BYTES) return;
       // Related to a request still in flight: the answer becomes a stream from here on.
       if (ex.mode === 'json') this.toSse(ex);
       if (ex.mode === 'sse' && !ex.res.writableEnded) ex.res.write(sseEvent(message, text));

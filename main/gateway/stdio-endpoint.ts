@@ -13,6 +13,7 @@ import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/
 import { FramedStreamTransport } from '../protocol/framed-stream-transport';
 import { transportObserver, type TrafficTap } from '../protocol/traffic-tap';
 import type { DecodedFault } from '../protocol/framing';
+import { errorResponseText } from '../protocol/json-limits';
 import type { Redactor } from '../secrets/redactor';
 import type { Gateway } from './gateway';
 import { EXPLANATION_META_KEY } from '../tools/tool-kit';
@@ -124,6 +125,15 @@ export async function callLegacyEnvelope(gateway: Gateway, envelope: LegacyEnvel
   }
 }
 
+/** The raw id text a fault's answer carries: read by the decoder, or from the parsed value. */
+function rawIdOf(item: DecodedFault): string | undefined {
+  if (item.rawId !== undefined) return item.rawId;
+  const value = item.json;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? JSON.stringify(id) : undefined;
+}
+
 export async function startStdioEndpoint(opts: StdioEndpointOptions): Promise<StdioEndpoint> {
   const { gateway } = opts;
   const agentSession = randomUUID();
@@ -143,18 +153,28 @@ export async function startStdioEndpoint(opts: StdioEndpointOptions): Promise<St
       void callLegacyEnvelope(gateway, value, agentSession).then((reply) => transport.sendRaw(reply, framing).catch(() => {}));
       return;
     }
-    // JSON-RPC 2.0 §5.1: -32700 for unparseable input, -32600 for an invalid request (with its id when we can read one).
-    const id = value && typeof value === 'object' && !Array.isArray(value) && ['string', 'number'].includes(typeof (value as { id?: unknown }).id) ? (value as { id: string | number }).id : null;
+    // A refused response from the agent (to a request of ours) needs no answer.
+    if (item.response) return;
+    // JSON-RPC 2.0 §5.1: -32700 for unparseable input, -32600 for an invalid request (with its
+    // id when we can read one). The id goes back as its raw text, exactly as the agent wrote it:
+    // an id refused for being inexact (9007199254740993) is still answered with that very id.
     const parseError = item.reason.startsWith('not JSON:');
-    const error = parseError
-      ? { code: ErrorCode.ParseError, message: 'Parse error' }
-      : { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${item.reason}` };
-    void transport.sendRaw({ jsonrpc: '2.0', id, error }, framing).catch(() => {});
+    const code = parseError ? ErrorCode.ParseError : ErrorCode.InvalidRequest;
+    const message = parseError ? 'Parse error' : `Invalid Request: ${item.reason}`;
+    void transport.sendJsonText(errorResponseText(rawIdOf(item), code, message), framing).catch(() => {});
   };
 
   transport = new FramedStreamTransport(opts.input, opts.output, {
     framing: 'auto',
     writeFraming: 'mirror',
+    // An honest oversized frame from the agent is skipped (and answered); an absurd
+    // Content-Length is reported and the reader resyncs on what follows.
+    oversizeContentLength: 'skip',
+    redact: (text) => opts.redactor.redactString(text),
+    // A slow agent: notifications past 4 MiB of unread output are dropped (answers never are),
+    // so one server's flood of log messages cannot pile up in our stdout buffer.
+    dropNotificationsOverBytes: 4 * 1024 * 1024,
+    maxQueuedWriteBytes: 0,
     // The client ends the session by closing our stdin; stdout stays ours until exit.
     endWritableOnClose: false,
     observer: {

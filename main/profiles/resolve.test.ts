@@ -121,6 +121,7 @@ describe('resolveProfile', () => {
       restart: { maxRestarts: 2, initialBackoffMs: 10, maxBackoffMs: 100, resetAfterMs: 1500 },
       startupTimeoutMs: 2000,
       requestTimeoutMs: 500,
+      maxMessageBytes: 4 * 1024 * 1024,
     });
     expect(docs).toMatchObject({
       kind: 'http',

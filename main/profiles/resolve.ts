@@ -106,6 +106,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       restart: restartPolicy(s),
       startupTimeoutMs: Math.round(s.startup_timeout_s * 1000),
       requestTimeoutMs: Math.round(s.request_timeout_s * 1000),
+      maxMessageBytes: Math.round(s.max_message_mb * 1024 * 1024),
     };
     if ('command' in s) {
       return {

@@ -48,6 +48,12 @@ const serverCommon = {
   restart: restart.prefault({}),
   startup_timeout_s: z.number().positive().default(30).describe('`initialize` must answer within this many seconds.'),
   request_timeout_s: z.number().positive().default(120).describe('Timeout for each request routed to this server.'),
+  max_message_mb: z
+    .number()
+    .positive()
+    .max(64)
+    .default(4)
+    .describe('Largest message accepted from this server, in MiB; larger ones are refused (a larger Content-Length restarts the server).'),
 };
 
 export const StdioServerSchema = z

@@ -27,6 +27,8 @@ interface ServerCommon {
   startupTimeoutMs: number;
   /** Per-request timeout the gateway applies to calls routed to this server. */
   requestTimeoutMs: number;
+  /** Largest message accepted from this server, in bytes (default 4 MiB). */
+  maxMessageBytes?: number;
 }
 
 export interface StdioServerSpec extends ServerCommon {

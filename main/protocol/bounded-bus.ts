@@ -7,19 +7,38 @@
 export const DEFAULT_BUS_CAPACITY = 10_000;
 export const DEFAULT_BATCH_INTERVAL_MS = 25;
 export const DEFAULT_MAX_PENDING = 5_000;
+/** With a sizeOf: bytes the ring keeps for replay, and bytes one subscriber may have waiting. */
+export const DEFAULT_BUS_MAX_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
-export interface BoundedBusOptions {
+export interface BoundedBusOptions<T = unknown> {
   /** Items kept for snapshot/replay (a ring: the oldest is overwritten). */
   capacity?: number;
   /** Names the bus in the one-line stderr report of a throwing subscriber. */
   name?: string;
+  /**
+   * An item's size in bytes (about what it holds in memory). With it, the ring and every
+   * subscriber queue are bounded in bytes too, not only in items: a thousand 1 MB messages
+   * must not be held because a thousand 200-byte ones would fit.
+   */
+  sizeOf?: (item: T) => number;
+  /** Bytes the ring keeps (with sizeOf; default DEFAULT_BUS_MAX_BYTES). The newest item is always kept. */
+  maxBytes?: number;
 }
 
-export interface SubscribeOptions {
+export interface SubscribeOptions<T = unknown> {
   /** How often pending items are delivered. */
   intervalMs?: number;
   /** Items a subscriber may have waiting; beyond that the oldest are dropped (and counted). */
   maxPending?: number;
+  /** Bytes a subscriber may have waiting (when the bus has a sizeOf); beyond that the oldest are dropped (and counted). */
+  maxPendingBytes?: number;
+  /**
+   * Deliver at once, from inside publish(), when a published item matches: the one exception to
+   * "never calls a subscriber from publish", for the audit writer, which must have an agent's
+   * answer on disk before the answer leaves (issue 11: no answered call missing after a crash).
+   */
+  flushOn?: (item: T) => boolean;
 }
 
 export interface BatchInfo {
@@ -45,6 +64,8 @@ export interface BusStats {
   dropped: number;
   /** Items overwritten in the ring (no longer available to snapshot). */
   evicted: number;
+  /** Bytes held in the ring (only with a sizeOf). */
+  heldBytes?: number;
 }
 
 interface Subscription<T> {
@@ -55,6 +76,9 @@ interface Subscription<T> {
   queue: T[];
   head: number;
   dropped: number;
+  maxPendingBytes: number;
+  pendingBytes: number;
+  flushOn: ((item: T) => boolean) | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
   reportedThrow: boolean;
   active: boolean;
@@ -70,35 +94,74 @@ export class BoundedBus<T extends { seq: number }> {
   private droppedTotal = 0;
   private readonly subs = new Set<Subscription<T>>();
   private closed = false;
+  private readonly sizeOf: ((item: T) => number) | undefined;
+  private readonly maxBytes: number;
+  private readonly sizes: number[];
+  private heldBytes = 0;
 
-  constructor(options: BoundedBusOptions = {}) {
+  constructor(options: BoundedBusOptions<T> = {}) {
     this.capacity = options.capacity ?? DEFAULT_BUS_CAPACITY;
     if (!Number.isInteger(this.capacity) || this.capacity <= 0) {
       throw new Error(`capacity: expected a positive integer, got ${String(options.capacity)}`);
     }
     this.name = options.name ?? 'bus';
     this.ring = new Array<T | undefined>(this.capacity);
+    this.sizeOf = options.sizeOf;
+    this.maxBytes = options.maxBytes ?? DEFAULT_BUS_MAX_BYTES;
+    this.sizes = this.sizeOf ? new Array<number>(this.capacity).fill(0) : [];
+  }
+
+  private measure(item: T): number {
+    if (!this.sizeOf) return 0;
+    try {
+      const n = this.sizeOf(item);
+      return Number.isFinite(n) && n > 0 ? n : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Keeps the ring within its byte budget, oldest out first (the newest item always stays). */
+  private trimRingBytes(): void {
+    while (this.heldBytes > this.maxBytes && this.held > 1) {
+      const oldest = (this.next - this.held + this.capacity) % this.capacity;
+      this.heldBytes -= this.sizes[oldest]!;
+      this.sizes[oldest] = 0;
+      this.ring[oldest] = undefined;
+      this.held--;
+    }
   }
 
   /** Record an item; returns it with its seq. Synchronous and O(subscribers); never calls a subscriber. */
   publish(item: Omit<T, 'seq'>): T {
     const full = { ...item, seq: ++this.seq } as T;
+    const size = this.measure(full);
+    if (this.sizeOf) {
+      this.heldBytes += size - (this.held === this.capacity ? this.sizes[this.next]! : 0);
+      this.sizes[this.next] = size;
+    }
     this.ring[this.next] = full;
     this.next = (this.next + 1) % this.capacity;
     if (this.held < this.capacity) this.held++;
+    if (this.sizeOf) this.trimRingBytes();
     if (this.closed) return full;
     for (const sub of this.subs) {
       sub.queue.push(full);
-      if (sub.queue.length - sub.head > sub.maxPending) {
+      sub.pendingBytes += size;
+      while (sub.queue.length - sub.head > sub.maxPending || (sub.pendingBytes > sub.maxPendingBytes && sub.queue.length - sub.head > 1)) {
+        if (this.sizeOf) sub.pendingBytes -= this.measure(sub.queue[sub.head]!);
         sub.head++;
         sub.dropped++;
         this.droppedTotal++;
-        if (sub.head > sub.maxPending) {
-          sub.queue = sub.queue.slice(sub.head);
-          sub.head = 0;
-        }
       }
-      if (!sub.timer) this.schedule(sub);
+      if (sub.head > sub.maxPending) {
+        sub.queue = sub.queue.slice(sub.head);
+        sub.head = 0;
+      }
+      if (sub.flushOn?.(full)) {
+        if (sub.timer) clearTimeout(sub.timer);
+        this.flush(sub);
+      } else if (!sub.timer) this.schedule(sub);
     }
     return full;
   }
@@ -107,7 +170,7 @@ export class BoundedBus<T extends { seq: number }> {
    * Deliver future items to `fn` in batches, never from inside publish(). To replay history
    * without a gap, call snapshot() and subscribe() in the same tick. Returns unsubscribe.
    */
-  subscribe(fn: BusSubscriber<T>, options: SubscribeOptions = {}): () => void {
+  subscribe(fn: BusSubscriber<T>, options: SubscribeOptions<T> = {}): () => void {
     const sub: Subscription<T> = {
       fn,
       intervalMs: options.intervalMs ?? DEFAULT_BATCH_INTERVAL_MS,
@@ -115,6 +178,9 @@ export class BoundedBus<T extends { seq: number }> {
       queue: [],
       head: 0,
       dropped: 0,
+      maxPendingBytes: Math.max(1, options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES),
+      pendingBytes: 0,
+      flushOn: options.flushOn,
       timer: undefined,
       reportedThrow: false,
       active: true,
@@ -137,7 +203,7 @@ export class BoundedBus<T extends { seq: number }> {
   }
 
   stats(): BusStats {
-    return { held: this.held, total: this.seq, dropped: this.droppedTotal, evicted: this.seq - this.held };
+    return { held: this.held, total: this.seq, dropped: this.droppedTotal, evicted: this.seq - this.held, ...(this.sizeOf ? { heldBytes: this.heldBytes } : {}) };
   }
 
   /** Stop every subscriber (pending items are not delivered). The ring stays readable. */
@@ -152,6 +218,7 @@ export class BoundedBus<T extends { seq: number }> {
     sub.timer = undefined;
     sub.queue = [];
     sub.head = 0;
+    sub.pendingBytes = 0;
     this.subs.delete(sub);
   }
 
@@ -169,6 +236,7 @@ export class BoundedBus<T extends { seq: number }> {
     sub.queue = [];
     sub.head = 0;
     sub.dropped = 0;
+    sub.pendingBytes = 0;
     if (batch.length === 0) return;
     try {
       sub.fn(batch, { dropped });

@@ -6,7 +6,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Framing } from '../profiles/types';
-import { encodeText, FrameDecoder, type DecodedFault, type DecodedItem, type WireFraming } from './framing';
+import { encodeText, FrameDecoder, redactFaultRaw, type DecodedFault, type DecodedItem, type WireFraming } from './framing';
+import { refusedResponse } from './refused-response';
 
 export interface FramedStreamObserver {
   inbound?(message: JSONRPCMessage, bytes: number, framing: WireFraming): void;
@@ -28,7 +29,58 @@ export interface FramedStreamTransportOptions {
   observer?: FramedStreamObserver;
   /** End the writable on close() (default true). */
   endWritableOnClose?: boolean;
+  /** See FrameDecoderOptions: `fatal` (a server's stdout) or `skip` (an agent's stdin). */
+  oversizeContentLength?: 'fatal' | 'skip';
+  /**
+   * A frame (line or Content-Length frame) begun but not completed within this long is a fatal
+   * fault: a lying Content-Length, or a partial line nothing ever ends (default 10 s; 0 = off).
+   */
+  frameDeadlineMs?: number;
+  /** Close the transport on a fatal fault (the reading side is out of sync). Default false. */
+  closeOnFatal?: boolean;
+  /**
+   * When a response is refused (too deep, inexact id, oversized) and its id could be read, hand
+   * the client an error response for that id instead, so the request it answers fails at once
+   * rather than waiting for its timeout. For the client side of a server's stdio.
+   */
+  answerRefusedResponses?: boolean;
+  /**
+   * Bytes that may wait in the writable (the peer is not reading) before send() refuses with an
+   * error instead of buffering more (default 16 MiB; 0 = no limit).
+   */
+  maxQueuedWriteBytes?: number;
+  /**
+   * Byte budget of what the peer may send (a token bucket): over it, reading pauses until the
+   * budget refills, so the peer's writes block in its own pipe. One flooding server then costs
+   * the host a bounded share of CPU and memory, and the others keep being served. 0 = no limit.
+   */
+  inboundBytesPerSecond?: number;
+  /** Burst the bucket holds (default 2 × maxMessageBytes, at least 1 MiB). */
+  inboundBurstBytes?: number;
+  /**
+   * A peer that reads slowly (an agent) gets notifications dropped, not buffered, once this many
+   * bytes wait for it; responses and requests always go (every request gets its one answer).
+   * Dropped notifications are counted (droppedNotifications). 0 = never drop.
+   */
+  dropNotificationsOverBytes?: number;
+  /**
+   * Byte budget of the notifications handed on (a token bucket, burst = one message of the
+   * limit): past it a notification is recorded but not passed on, and counted. A server's flood
+   * of log messages then reaches the agents at a bounded rate. 0 = no limit.
+   */
+  notificationBytesPerSecond?: number;
+  /** Told when notifications are dropped for the budget (the running count). */
+  onNotificationsDropped?: (count: number) => void;
+  /** Replaces secrets in a fault's text before it is cut to its shown length. */
+  redact?: (text: string) => string;
+  /** Told each time reading pauses for the budget (how long, in ms). */
+  onThrottle?: (pauseMs: number) => void;
 }
+
+export const DEFAULT_FRAME_DEADLINE_MS = 10_000;
+/** How many budget bytes one byte of a fault costs (see deliver()). */
+const FAULT_BYTE_COST = 16;
+export const DEFAULT_MAX_QUEUED_WRITE_BYTES = 16 * 1024 * 1024;
 
 /** Requests awaiting our response, for `mirror`; bounded so a peer that never gets answers cannot grow it. */
 const MAX_TRACKED_REQUESTS = 10_000;
@@ -49,6 +101,20 @@ export class FramedStreamTransport implements Transport {
   private detected: WireFraming | undefined;
   private lastReceived: WireFraming | undefined;
   private readonly requestFraming = new Map<RequestId, WireFraming>();
+  private readonly frameDeadlineMs: number;
+  private readonly maxQueuedWrite: number;
+  private frameTimer: NodeJS.Timeout | undefined;
+  /** Notifications not sent because the peer was not reading (dropNotificationsOverBytes). */
+  droppedNotifications = 0;
+  /** Notifications received but not passed on, over notificationBytesPerSecond. */
+  notificationsOverBudget = 0;
+  private noteTokens = Number.POSITIVE_INFINITY;
+  private noteAt = 0;
+  private readonly inboundRate: number;
+  private readonly inboundBurst: number;
+  private inboundTokens: number;
+  private inboundAt = 0;
+  private resumeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly readable: Readable,
@@ -56,7 +122,16 @@ export class FramedStreamTransport implements Transport {
     options: FramedStreamTransportOptions,
   ) {
     this.options = options;
-    this.decoder = new FrameDecoder({ framing: options.framing, maxMessageBytes: options.maxMessageBytes });
+    this.decoder = new FrameDecoder({
+      framing: options.framing,
+      maxMessageBytes: options.maxMessageBytes,
+      oversizeContentLength: options.oversizeContentLength,
+    });
+    this.frameDeadlineMs = options.frameDeadlineMs ?? DEFAULT_FRAME_DEADLINE_MS;
+    this.maxQueuedWrite = options.maxQueuedWriteBytes ?? DEFAULT_MAX_QUEUED_WRITE_BYTES;
+    this.inboundRate = options.inboundBytesPerSecond ?? 0;
+    this.inboundBurst = options.inboundBurstBytes ?? Math.max(1024 * 1024, 2 * (options.maxMessageBytes ?? 4 * 1024 * 1024));
+    this.inboundTokens = this.inboundBurst;
     // Error listeners go on at once: an 'error' event without a listener (EPIPE from a child
     // that already exited) is an uncaught exception that would take the whole host down.
     this.readable.on('error', this.onReadError);
@@ -86,6 +161,17 @@ export class FramedStreamTransport implements Transport {
       this.onWriteError(streamClosedError());
     }
     if (this.writeFailed) throw this.writeFailed;
+    const dropOver = this.options.dropNotificationsOverBytes ?? 0;
+    if (dropOver > 0 && this.writable.writableLength > dropOver && 'method' in message && !('id' in message)) {
+      this.droppedNotifications++;
+      return;
+    }
+    if (this.maxQueuedWrite > 0 && this.writable.writableLength > this.maxQueuedWrite) {
+      // The peer is not reading: refuse rather than hold an ever-growing buffer for it.
+      throw new Error(
+        `cannot send: ${this.writable.writableLength} bytes are already waiting for the peer to read (limit ${this.maxQueuedWrite}); it is not reading its input`,
+      );
+    }
     const framing = this.framingFor(message);
     const text = JSON.stringify(message);
     const buf = encodeText(text, framing);
@@ -130,6 +216,24 @@ export class FramedStreamTransport implements Transport {
     if (!this.write(buf)) await this.waitForDrain();
   }
 
+  /**
+   * Writes a frame given as JSON text (an answer that must carry an id exactly as the peer wrote
+   * it, which a JSON value cannot: `9007199254740993`). Observed like any outbound frame.
+   */
+  async sendJsonText(json: string, framing: WireFraming): Promise<void> {
+    if (this.closed) throw new Error('transport is closed');
+    if (this.writeFailed) throw this.writeFailed;
+    const buf = encodeText(json, framing);
+    let shown: unknown;
+    try {
+      shown = JSON.parse(json);
+    } catch {
+      shown = { raw: json };
+    }
+    this.notify(() => this.options.observer?.outbound?.(shown as JSONRPCMessage, buf.length, framing, json));
+    if (!this.write(buf)) await this.waitForDrain();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.options.endWritableOnClose !== false && !this.writable.destroyed && !this.writable.writableEnded) {
@@ -163,16 +267,95 @@ export class FramedStreamTransport implements Transport {
 
   private readonly onData = (chunk: Buffer | string): void => {
     if (this.closed) return;
-    const items = this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    const items = this.decoder.push(buf);
     this.deliver(items);
+    this.armFrameDeadline(items.length > 0);
+    if (this.inboundRate > 0) this.spendInbound(buf.length);
   };
+
+  /** True when `message` is a notification over the notification budget (it is counted, not passed on). */
+  private overNotificationBudget(message: JSONRPCMessage, bytes: number): boolean {
+    const rate = this.options.notificationBytesPerSecond ?? 0;
+    if (rate <= 0 || !('method' in message) || 'id' in message) return false;
+    const burst = Math.max(1024 * 1024, this.options.maxMessageBytes ?? 4 * 1024 * 1024);
+    const now = performance.now();
+    this.noteTokens = this.noteAt === 0 ? burst : Math.min(burst, this.noteTokens + ((now - this.noteAt) / 1000) * rate);
+    this.noteAt = now;
+    if (this.noteTokens >= bytes) {
+      this.noteTokens -= bytes;
+      return false;
+    }
+    this.notificationsOverBudget++;
+    try {
+      this.options.onNotificationsDropped?.(this.notificationsOverBudget);
+    } catch {}
+    return true;
+  }
+
+  /** Token bucket over inbound bytes; pauses the readable while the budget is overdrawn. */
+  private spendInbound(bytes: number): void {
+    const now = performance.now();
+    if (this.inboundAt > 0) this.inboundTokens = Math.min(this.inboundBurst, this.inboundTokens + ((now - this.inboundAt) / 1000) * this.inboundRate);
+    this.inboundAt = now;
+    this.inboundTokens -= bytes;
+    if (this.inboundTokens >= 0 || this.closed || this.resumeTimer) return;
+    const pauseMs = Math.ceil((-this.inboundTokens / this.inboundRate) * 1000);
+    this.readable.pause();
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = undefined;
+      if (!this.closed) this.readable.resume();
+    }, pauseMs);
+    this.resumeTimer.unref();
+    try {
+      this.options.onThrottle?.(pauseMs);
+    } catch {}
+  }
+
+  /** (Re)arms the deadline of the frame in progress; a completed frame restarts the clock. */
+  private armFrameDeadline(progressed: boolean): void {
+    if (this.frameDeadlineMs <= 0) return;
+    if (this.closed || !this.decoder.midFrame || progressed) {
+      if (this.frameTimer) clearTimeout(this.frameTimer);
+      this.frameTimer = undefined;
+    }
+    if (this.closed || !this.decoder.midFrame || this.frameTimer) return;
+    this.frameTimer = setTimeout(() => {
+      this.frameTimer = undefined;
+      if (this.closed) return;
+      const item = this.decoder.abandon(`frame not completed within ${this.frameDeadlineMs / 1000}s`);
+      if (item) this.deliver([item]);
+    }, this.frameDeadlineMs);
+    this.frameTimer.unref();
+  }
 
   private deliver(items: DecodedItem[]): void {
     for (const item of items) {
       if (this.closed) return;
       if (item.type === 'fault') {
-        // A fault is recorded and shown, never forwarded and never fatal (issue 2, §3).
+        // A fault is recorded and shown, never forwarded; fatal only to this stream when it
+        // leaves the stream out of sync (issue 11), never to the host.
+        // Garbage costs far more per byte than a message (an exception per line, a record, a
+        // count): it is charged 16× against the inbound budget, so a flood of junk lines is read
+        // at a sixteenth of the rate.
+        if (this.inboundRate > 0) this.inboundTokens -= item.bytes * (FAULT_BYTE_COST - 1);
+        const redact = this.options.redact;
+        if (redact) this.notify(() => redactFaultRaw(item, redact));
         this.notify(() => this.options.observer?.fault?.(item));
+        if (this.options.answerRefusedResponses && item.response && item.rawId !== undefined) {
+          const answer = refusedResponse(item);
+          if (answer) {
+            try {
+              this.onmessage?.(answer);
+            } catch (err) {
+              this.reportError(err);
+            }
+          }
+        }
+        if (item.fatal && this.options.closeOnFatal) {
+          this.finish();
+          return;
+        }
         continue;
       }
       const { message, framing, bytes } = item;
@@ -186,6 +369,7 @@ export class FramedStreamTransport implements Transport {
         this.requestFraming.set(message.id, framing);
       }
       this.notify(() => this.options.observer?.inbound?.(message, bytes, framing));
+      if (this.overNotificationBudget(message, bytes)) continue;
       try {
         this.onmessage?.(message);
       } catch (err) {
@@ -233,6 +417,10 @@ export class FramedStreamTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.frameTimer) clearTimeout(this.frameTimer);
+    this.frameTimer = undefined;
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.resumeTimer = undefined;
     this.readable.off('data', this.onData);
     this.readable.off('end', this.onEnd);
     this.readable.off('close', this.onEnd);

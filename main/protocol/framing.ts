@@ -9,6 +9,7 @@
 // multibyte UTF-8 character may be split across two reads.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { checkJsonRpcMessage } from './jsonrpc-check';
+import { depthProblem, depthReason, inexactId, MAX_JSON_DEPTH, scanJson } from './json-limits';
 import type { Framing } from '../profiles/types';
 
 export type WireFraming = 'line' | 'content-length';
@@ -36,6 +37,16 @@ export interface DecodedFault {
   framing?: WireFraming;
   /** For valid JSON that is not JSON-RPC: the parsed value (bounded by maxMessageBytes). */
   json?: unknown;
+  /**
+   * The stream is no longer in sync (a Content-Length the decoder cannot honour, a body that
+   * runs into the next frame, a frame that never completed): what follows cannot be trusted.
+   * A server's stdout in this state is ended and the server restarted; an agent's stdin resyncs.
+   */
+  fatal?: boolean;
+  /** The raw text of the message's top-level id, when it could be read: the refusal answers with it. */
+  rawId?: string;
+  /** The refused message was a response (it has `result` or `error`). */
+  response?: boolean;
 }
 
 export type DecodedItem = DecodedMessage | DecodedFault;
@@ -44,7 +55,18 @@ export interface FrameDecoderOptions {
   framing: Framing;
   /** Largest message accepted, in bytes (body only for Content-Length, line without terminator otherwise). */
   maxMessageBytes?: number;
+  /**
+   * A Content-Length above maxMessageBytes: `fatal` (default) reports the stream unsynchronised
+   * at once; `skip` drops that many bytes as they stream in (an honest oversized frame), but
+   * only up to SKIP_LIMIT_FACTOR × maxMessageBytes, beyond which it is fatal too.
+   */
+  oversizeContentLength?: 'fatal' | 'skip';
+  /** Deepest JSON nesting accepted (default MAX_JSON_DEPTH). */
+  maxDepth?: number;
 }
+
+/** An oversized Content-Length frame is skipped (not fatal) only up to this many times the limit. */
+export const SKIP_LIMIT_FACTOR = 16;
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 export const MAX_FAULT_RAW_BYTES = 2048;
@@ -70,7 +92,11 @@ type Mode =
 export class FrameDecoder {
   private readonly framing: Framing;
   private readonly max: number;
+  private readonly maxDepth: number;
+  private readonly oversize: 'fatal' | 'skip';
   private mode: Mode = 'line';
+  /** The last bytes of an oversized line being discarded (a response's id is usually at its end). */
+  private discardTail: Buffer = Buffer.alloc(0);
 
   // Bytes of the current (incomplete) line or body, in arrival order.
   private parts: Buffer[] = [];
@@ -89,6 +115,8 @@ export class FrameDecoder {
   constructor(options: FrameDecoderOptions) {
     this.framing = options.framing;
     this.max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
+    this.oversize = options.oversizeContentLength ?? 'fatal';
     if (!Number.isInteger(this.max) || this.max <= 0) {
       throw new Error(`maxMessageBytes: expected a positive integer, got ${String(options.maxMessageBytes)}`);
     }
@@ -96,7 +124,42 @@ export class FrameDecoder {
 
   /** Bytes held while waiting for the rest of a message: never more than maxMessageBytes (+ a header block). */
   get bufferedBytes(): number {
-    return this.partBytes + this.discardHead.length;
+    return this.partBytes + this.discardHead.length + this.discardTail.length;
+  }
+
+  /** A frame (line, header block or body) has begun and not yet ended. */
+  get midFrame(): boolean {
+    return this.mode !== 'line' || this.partBytes > 0;
+  }
+
+  /**
+   * Gives up on the frame in progress (it did not complete within its deadline): returns the
+   * fault for it, marked fatal, and starts afresh in line mode.
+   */
+  abandon(why: string): DecodedFault | undefined {
+    if (!this.midFrame) return undefined;
+    let item: DecodedFault;
+    switch (this.mode) {
+      case 'body': {
+        const got = this.partBytes;
+        item = fault(this.take(), `${why}: ${got} of ${this.contentLength ?? 0} Content-Length body bytes arrived`, this.headerBytes + got);
+        break;
+      }
+      case 'skip-body':
+        item = fault(Buffer.alloc(0), `${why}: ${this.bodyRemaining} bytes of an oversized Content-Length body never arrived`, 0);
+        break;
+      case 'discard-line':
+        item = this.oversizedLineFault();
+        item.reason = `${why}: ${item.reason}`;
+        break;
+      default: {
+        const raw = this.take();
+        item = fault(raw, `${why}: ${raw.length} bytes without the end of their ${this.mode === 'headers' ? 'header block' : 'line'}`, raw.length);
+      }
+    }
+    item.fatal = true;
+    this.reset();
+    return item;
   }
 
   push(chunk: Buffer): DecodedItem[] {
@@ -109,7 +172,11 @@ export class FrameDecoder {
           this.keep(chunk, pos, pos + take);
           this.bodyRemaining -= take;
           pos += take;
-          if (this.bodyRemaining === 0) out.push(this.finishBody());
+          if (this.bodyRemaining === 0) {
+            out.push(this.finishBody());
+            // What a lying Content-Length swallowed is decoded again, before the rest of this chunk.
+            if (this.swallowed) out.push(...this.takeSwallowed());
+          }
           break;
         }
         case 'skip-body': {
@@ -123,6 +190,7 @@ export class FrameDecoder {
           const nl = chunk.indexOf(LF, pos);
           const end = nl === -1 ? chunk.length : nl + 1;
           this.discardBytes += end - pos;
+          this.keepTail(chunk.subarray(pos, nl === -1 ? end : nl));
           pos = end;
           if (nl !== -1) {
             out.push(this.oversizedLineFault());
@@ -205,6 +273,7 @@ export class FrameDecoder {
     this.parts = [];
     this.partBytes = 0;
     this.discardHead = Buffer.alloc(0);
+    this.discardTail = Buffer.alloc(0);
     this.discardBytes = 0;
     this.discardReason = '';
     this.headerBytes = 0;
@@ -239,8 +308,14 @@ export class FrameDecoder {
     }
   }
 
+  private keepTail(piece: Buffer): void {
+    if (piece.length >= TAIL_BYTES) this.discardTail = Buffer.from(piece.subarray(piece.length - TAIL_BYTES));
+    else this.discardTail = Buffer.concat([this.discardTail, piece]).subarray(-TAIL_BYTES);
+  }
+
   private startDiscard(held: Buffer, bytesSoFar: number, reason: string): void {
-    this.discardHead = Buffer.from(held.subarray(0, MAX_FAULT_RAW_BYTES));
+    this.discardTail = Buffer.from(held.subarray(Math.max(0, held.length - TAIL_BYTES)));
+    this.discardHead = Buffer.from(held.subarray(0, MAX_FAULT_RAW_BYTES + REDACT_OVERLAP_BYTES));
     this.discardBytes = bytesSoFar;
     this.discardReason = reason;
     this.mode = 'discard-line';
@@ -249,7 +324,9 @@ export class FrameDecoder {
   /** The fault for a discarded line, emitted once its end is seen so its byte count is exact. */
   private oversizedLineFault(): DecodedFault {
     const item = fault(this.discardHead, this.discardReason, this.discardBytes, this.discardBytes);
+    Object.assign(item, idOfCutMessage(this.discardHead, this.discardTail));
     this.discardHead = Buffer.alloc(0);
+    this.discardTail = Buffer.alloc(0);
     this.discardBytes = 0;
     return item;
   }
@@ -269,7 +346,7 @@ export class FrameDecoder {
     if (this.framing === 'content-length') {
       return fault(body, 'expected a Content-Length header (framing is content-length)', bytes);
     }
-    return validate(body, bytes, 'line');
+    return validate(body, bytes, 'line', this.maxDepth);
   }
 
   private onHeaderLine(line: Buffer, terminator: number): DecodedItem | undefined {
@@ -286,10 +363,18 @@ export class FrameDecoder {
         return fault(Buffer.alloc(0), 'Content-Length header missing', headerBytes);
       }
       if (n > this.max) {
-        // Skip the body as it streams rather than buffer it; the fault is reported now.
-        this.bodyRemaining = n;
-        this.mode = 'skip-body';
-        return fault(Buffer.alloc(0), `message exceeds ${this.max} bytes (Content-Length: ${n})`, headerBytes + n);
+        if (this.oversize === 'skip' && n <= this.max * SKIP_LIMIT_FACTOR) {
+          // Skip the body as it streams rather than buffer it; the fault is reported now.
+          this.bodyRemaining = n;
+          this.mode = 'skip-body';
+          return fault(Buffer.alloc(0), `message exceeds ${this.max} bytes (Content-Length: ${n})`, headerBytes + n);
+        }
+        // Honouring it would mean reading (and dropping) up to n bytes, everything the peer
+        // says from now on: the stream is out of sync. The owner ends it (or resyncs).
+        this.mode = 'line';
+        const item = fault(Buffer.alloc(0), `Content-Length ${n} exceeds the message limit of ${this.max} bytes; the stream is out of sync`, headerBytes);
+        item.fatal = true;
+        return item;
       }
       this.headerBytes = headerBytes;
       this.bodyRemaining = n;
@@ -324,26 +409,80 @@ export class FrameDecoder {
   private finishBody(): DecodedItem {
     const body = this.take();
     const bytes = this.headerBytes + body.length;
+    const declared = this.contentLength ?? body.length;
     this.headerBytes = 0;
     this.contentLength = undefined;
     this.mode = 'line';
-    return validate(body, bytes, 'content-length');
+    const item = validate(body, bytes, 'content-length', this.maxDepth);
+    if (item.type === 'fault' && item.reason.startsWith('not JSON:')) {
+      // A body that is not JSON but holds the start of another frame: the Content-Length
+      // lied (too long, or the body was missing) and swallowed what came next. Say so.
+      const next = nextFrameStart(body);
+      if (next !== -1) {
+        item.reason = `Content-Length ${declared} does not match its body: the next frame starts ${next} bytes into it; the stream is out of sync`;
+        item.fatal = true;
+        this.swallowed = body.subarray(next);
+      }
+    }
+    return item;
+  }
+
+  /** Bytes a lying Content-Length swallowed, handed back by push() to be decoded again. */
+  private swallowed: Buffer | undefined;
+
+  /** Re-decodes what a lying frame swallowed (bounded: each pass is shorter than the last). */
+  takeSwallowed(): DecodedItem[] {
+    const rest = this.swallowed;
+    this.swallowed = undefined;
+    return rest && rest.length > 0 ? this.push(rest) : [];
   }
 }
 
-function validate(body: Buffer, bytes: number, framing: WireFraming): DecodedItem {
+/**
+ * Byte offset of a `Content-Length: <n>` header inside `body`, else -1. Bodies are not
+ * newline-terminated, so the next frame's header follows the last body byte directly.
+ */
+function nextFrameStart(body: Buffer): number {
+  const m = /content-length[ \t]*:[ \t]*\d/i.exec(body.toString('latin1'));
+  return m ? m.index : -1;
+}
+
+const TAIL_BYTES = 256;
+
+/** The id (and response-ness) of a message cut for size, read from its head and tail. */
+function idOfCutMessage(head: Buffer, tail: Buffer): Pick<DecodedFault, 'rawId' | 'response'> {
+  const h = head.toString('utf8');
+  const t = tail.toString('utf8');
+  const response = /^\s*\{[^]*?"(result|error)"\s*:/.test(h.slice(0, 200)) && !/^\s*\{[^]*?"method"\s*:/.test(h.slice(0, 200));
+  const ID = '(-?\\d{1,20}|"(?:[^"\\\\]|\\\\.){0,200}")';
+  const atHead = new RegExp(`^\\s*\\{\\s*(?:"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*)?"id"\\s*:\\s*${ID}`).exec(h);
+  const atTail = new RegExp(`"id"\\s*:\\s*${ID}\\s*(?:,\\s*"jsonrpc"\\s*:\\s*"2\\.0"\\s*)?\\}\\s*\\r?$`).exec(t);
+  const rawId = atHead?.[1] ?? atTail?.[1];
+  return rawId !== undefined ? { rawId, response } : { response };
+}
+
+function validate(body: Buffer, bytes: number, framing: WireFraming, maxDepth = MAX_JSON_DEPTH): DecodedItem {
   const text = body.toString('utf8');
+  const deep = depthProblem(text, maxDepth);
+  if (deep) {
+    const item = Object.assign(fault(body, depthReason(maxDepth), bytes), { framing, response: deep.response });
+    return deep.rawId !== undefined ? Object.assign(item, { rawId: deep.rawId }) : item;
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ...fault(body, `not JSON: ${(err as Error).message}`, bytes), framing };
+    return Object.assign(fault(body, `not JSON: ${(err as Error).message}`, bytes), { framing });
+  }
+  const inexact = inexactId(text, value);
+  if (inexact) {
+    return Object.assign(fault(body, inexact.reason, bytes), { framing, rawId: inexact.rawId, response: scanJson(text).response });
   }
   const parsed = checkJsonRpcMessage(value);
   if (!parsed.success) {
     // The parsed value rides along: the stdio gateway answers some non-JSON-RPC input itself
     // (the legacy tool envelope, -32600 with the request's id).
-    return { ...fault(body, `not JSON-RPC 2.0: ${summarizeIssues(value, parsed.error.issues)}`, bytes), framing, json: value };
+    return Object.assign(fault(body, `not JSON-RPC 2.0: ${summarizeIssues(value, parsed.error.issues)}`, bytes), { framing, json: value });
   }
   // Hand on the JSON as it arrived, not the schema's output: the schema strips unknown keys
   // in places (error objects), and upstream results must pass through unchanged.
@@ -360,8 +499,31 @@ function summarizeIssues(value: unknown, issues: readonly { message: string; pat
   return `not a request, notification or response${path ? ` (${path}: ${first.message})` : ` (${first.message})`}`;
 }
 
+/** Bytes kept past the fault text's cut, so a secret straddling the cut is still whole when redacted. */
+export const REDACT_OVERLAP_BYTES = 1024;
+const RAW_HEAD = Symbol('gatehouse.faultRawHead');
+
 function fault(raw: Buffer, reason: string, bytes: number, totalRawBytes = raw.length): DecodedFault {
-  return { type: 'fault', raw: truncateRaw(raw, totalRawBytes), reason, bytes };
+  const item: DecodedFault = { type: 'fault', raw: truncateRaw(raw, totalRawBytes), reason, bytes };
+  if (totalRawBytes > MAX_FAULT_RAW_BYTES) {
+    // Kept (hidden) for redactFaultRaw: the cut must come after the secrets are replaced.
+    Object.defineProperty(item, RAW_HEAD, { value: { head: raw.subarray(0, MAX_FAULT_RAW_BYTES + REDACT_OVERLAP_BYTES), total: totalRawBytes } });
+  }
+  return item;
+}
+
+/**
+ * Replaces secrets in a fault's text before it is cut (issue 11): the text is redacted from the
+ * head kept past the cut, then cut, so a secret straddling the 2 KB cut leaves no fragment.
+ */
+export function redactFaultRaw(item: DecodedFault, redact: (text: string) => string): void {
+  const kept = (item as unknown as Record<symbol, { head: Buffer; total: number } | undefined>)[RAW_HEAD];
+  if (!kept) {
+    item.raw = redact(item.raw);
+    return;
+  }
+  const redacted = Buffer.from(redact(kept.head.toString('utf8')), 'utf8');
+  item.raw = truncateRaw(redacted, Math.max(kept.total, redacted.length + 1));
 }
 
 /** At most MAX_FAULT_RAW_BYTES of UTF-8, cut on a character boundary, with a marker when cut. */

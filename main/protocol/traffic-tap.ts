@@ -11,15 +11,20 @@ import type { FramedStreamObserver } from './framed-stream-transport';
 import { attachJsonText, offerSendText } from './json-text';
 import type { StderrLine, TrafficDirection, TrafficEvent, TrafficKind, TrafficRecord } from './types';
 
+// Sizes for the buses' byte budgets: a message holds about its wire bytes twice (the parsed
+// value and the JSON text kept for the audit writer), a line its UTF-16 characters.
+const trafficSize = (ev: TrafficEvent): number => 2 * ev.bytes + 256;
+const stderrSize = (l: StderrLine): number => 2 * l.line.length + 128;
+
 export class TrafficTap extends BoundedBus<TrafficEvent> {
-  constructor(options: BoundedBusOptions = {}) {
-    super({ name: 'traffic', ...options });
+  constructor(options: BoundedBusOptions<TrafficEvent> = {}) {
+    super({ name: 'traffic', sizeOf: trafficSize, ...options });
   }
 }
 
 export class StderrBus extends BoundedBus<StderrLine> {
-  constructor(options: BoundedBusOptions = {}) {
-    super({ name: 'stderr', ...options });
+  constructor(options: BoundedBusOptions<StderrLine> = {}) {
+    super({ name: 'stderr', sizeOf: stderrSize, ...options });
   }
 }
 

@@ -18,6 +18,13 @@ export class Redactor {
     return this.secrets.size;
   }
 
+  /** Length of the longest secret (UTF-16 units): how much text a cut must hold back to keep one whole. */
+  get longestSecret(): number {
+    let n = 0;
+    for (const v of this.secrets.keys()) n = Math.max(n, v.length);
+    return n;
+  }
+
   /** Merge another redactor's secrets into this one. */
   absorb(other: Redactor): void {
     for (const [value, name] of other.secrets) this.add(name, value);

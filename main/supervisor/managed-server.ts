@@ -31,6 +31,12 @@ import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import type { ExitInfo, ServerState, ServerStatus } from './types';
 
 const STDERR_RING = 200;
+/** Sustained bytes per second read from one server's stdout (bursts up to 2 × its message limit). */
+export const SERVER_INBOUND_BYTES_PER_SEC = 4 * 1024 * 1024;
+/** Notification bytes per second one server may have relayed to agents (bursts of one max-size message). */
+export const SERVER_NOTIFICATION_BYTES_PER_SEC = 1024 * 1024;
+/** The message of the error the SDK rejects in-flight requests with when its transport closes. */
+const SDK_CONNECTION_CLOSED = `MCP error ${ErrorCode.ConnectionClosed}: Connection closed`;
 const STDERR_TAIL_SHOWN = 20;
 /** After a child exits, how long its stderr may take to deliver its last lines. */
 const STDERR_DRAIN_MS = 250;
@@ -193,12 +199,17 @@ export class ManagedServer extends EventEmitter<Events> {
       this.nextAnnotation = undefined;
     }
     return pending.catch((err: unknown) => {
-      // The SDK rejects in-flight requests with a bare "Connection closed": say which server
-      // went away, so the agent (and the person reading the traffic) knows what happened.
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        // -32000 is both the SDK's "Connection closed" and the code many servers use for their
+        // own errors. Only a closed connection (the SDK drops its transport first) went away;
+        // anything else is the server's answer and passes on with its code and message.
+        if (client.transport !== undefined || err.message !== SDK_CONNECTION_CLOSED) throw upstreamError(err);
+        // The SDK rejects in-flight requests with a bare "Connection closed": say which server
+        // went away, so the agent (and the person reading the traffic) knows what happened.
+        const why = this.unsyncReason ?? (this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout');
         throw new McpError(
           ErrorCode.ConnectionClosed,
-          `server '${this.id}' went away while this request was in flight (${this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout'}); the request was not retried`,
+          `server '${this.id}' went away while this request was in flight (${why}); the request was not retried`,
         );
       }
       throw err;
@@ -378,7 +389,8 @@ export class ManagedServer extends EventEmitter<Events> {
       this.appendStderr(run, `[gatehouse] spawn failed: ${err.message}`);
       this.endRun(run, { code: null, signal: null, reason: `spawn failed: ${err.message}` });
     });
-    const splitter = new LineSplitter();
+    // Secrets are replaced before a long line is cut, so no piece keeps a fragment of one.
+    const splitter = new LineSplitter({ redactor: this.opts.redactor });
     let stderrDone = false;
     let onStderrDone: (() => void) | undefined;
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -408,8 +420,22 @@ export class ManagedServer extends EventEmitter<Events> {
     const observer = transportObserver(this.opts.tap, this.tapMeta(), this.opts.redactor);
     this.heardFromRun = false;
     const auto = spec.kind === 'stdio' && spec.framing === 'auto';
+    this.unsyncReason = undefined;
     return new FramedStreamTransport(child.stdout!, child.stdin!, {
       framing: spec.kind === 'stdio' ? spec.framing : 'line',
+      maxMessageBytes: spec.maxMessageBytes,
+      // A server's stdout that is out of sync cannot be trusted again: end this run (below).
+      oversizeContentLength: 'fatal',
+      closeOnFatal: true,
+      // A refused response (too deep, inexact id, too large) fails its request at once.
+      answerRefusedResponses: true,
+      // One server's flood is read at a bounded rate: it blocks in its own pipe, not us.
+      inboundBytesPerSecond: SERVER_INBOUND_BYTES_PER_SEC,
+      redact: (text) => this.opts.redactor.redactString(text),
+      onThrottle: (ms) => this.onThrottled(run, ms),
+      // Its notifications reach the agents at a bounded byte rate; the rest are shown, not relayed.
+      notificationBytesPerSecond: SERVER_NOTIFICATION_BYTES_PER_SEC,
+      onNotificationsDropped: (n) => this.onNotificationsDropped(run, n),
       // auto reads both framings, but the client speaks first: until the server answers we
       // must guess how to write. Newline first (the MCP stdio transport); see onStartFailure.
       ...(auto && this.autoWriteFraming === 'content-length' ? { writeFraming: 'content-length' as const } : {}),
@@ -425,6 +451,7 @@ export class ManagedServer extends EventEmitter<Events> {
           this.protocolFaults += 1;
           observer.fault(item);
           this.emit('protocol-fault', item.reason);
+          if (item.fatal) this.onUnsynchronised(run, item.reason);
         },
       },
     });
@@ -548,6 +575,46 @@ export class ManagedServer extends EventEmitter<Events> {
     this.endRun(run, { code: null, signal: null, reason: message });
   }
 
+  /**
+   * The server's stdout is out of sync (a lying Content-Length, a frame that never completed):
+   * nothing it writes can be trusted any more. The run ends now (its in-flight calls fail at
+   * once as the transport closes) and restarts by the usual rules, with the reason shown.
+   */
+  private onUnsynchronised(run: number, why: string): void {
+    if (run !== this.run || this.runEnded.has(run) || this.stopping) return;
+    const reason = `stdout out of sync: ${why}`;
+    this.unsyncReason = reason;
+    this.appendStderr(run, `[gatehouse] ${reason}; ending this run`);
+    this.pendingEndReason ??= reason;
+    this.reason = reason;
+    if (this.pgid !== undefined) this.killGroup(this.pgid, 'SIGKILL');
+  }
+
+  private unsyncReason: string | undefined;
+  private throttleNotedAt = 0;
+  private throttledMs = 0;
+
+  private droppedNotedAt = 0;
+
+  /** Says (at most every 10 s, in the server's log) that notifications over the budget were not relayed. */
+  private onNotificationsDropped(run: number, count: number): void {
+    const now = Date.now();
+    if (run !== this.run || now - this.droppedNotedAt < 10_000) return;
+    this.droppedNotedAt = now;
+    this.appendStderr(run, `[gatehouse] notifications over their byte budget (${SERVER_NOTIFICATION_BYTES_PER_SEC / 1024 / 1024} MiB/s) not relayed to agents: ${count} so far this run`);
+  }
+
+  /** Says (at most every 10 s, in the server's log) that its stdout is being read at the budget rate. */
+  private onThrottled(run: number, ms: number): void {
+    this.throttledMs += ms;
+    const now = Date.now();
+    if (run !== this.run || now - this.throttleNotedAt < 10_000) return;
+    this.throttleNotedAt = now;
+    this.appendStderr(
+      run,
+      `[gatehouse] stdout over its byte budget (${SERVER_INBOUND_BYTES_PER_SEC / 1024 / 1024} MiB/s): reading paused ${this.throttledMs} ms so far; other servers are not affected`,
+    );
+  }
   private pendingEndReason: string | undefined;
   /** Set when restarting cannot help (the command does not exist): fail at once. */
   private permanentFailure = false;
@@ -737,6 +804,13 @@ function waitGroupGone(pgid: number, maxMs: number): Promise<void> {
 }
 
 class StartupTimeoutError extends Error {}
+
+/** A server's own JSON-RPC error, as a plain error with its code, message and data (not an McpError). */
+function upstreamError(err: McpError): Error {
+  const prefix = `MCP error ${err.code}: `;
+  const message = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+  return Object.assign(new Error(message), { code: err.code, data: err.data });
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

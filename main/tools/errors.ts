@@ -76,6 +76,21 @@ export function fsErrorToToolError(e: unknown, pathAttempted: string, what: stri
     case 'ELOOP':
       // O_NOFOLLOW met a symlink where the checked path had none: it was swapped in after the check.
       return new ToolError('PathOutsideWorkspaceError', `${what}: ${pathAttempted} became a symbolic link after it was checked`, details);
+    case 'ENAMETOOLONG':
+      // A path component over NAME_MAX (255 bytes) or a path over PATH_MAX: no such file can exist.
+      return new ToolError('InvalidArgumentError', `${what}: the path is too long (a name over 255 bytes, or the whole path over 4096): ${pathAttempted.slice(0, 300)}${pathAttempted.length > 300 ? '…' : ''}`, details);
+    case 'EINVAL':
+    case 'ERR_INVALID_ARG_VALUE':
+    case 'ERR_INVALID_ARG_TYPE':
+      // A NUL byte in the path, or a name the filesystem cannot hold.
+      return new ToolError('InvalidArgumentError', `${what}: not a valid path: ${JSON.stringify(pathAttempted.slice(0, 300))}`, details);
+    case 'ENXIO':
+    case 'ENODEV':
+      // A socket, a FIFO without a writer, a device: not something to read or write as a file.
+      return new ToolError('NotAFileError', `${what}: expected a regular file: ${pathAttempted}`, details);
+    case 'EBUSY':
+    case 'ETXTBSY':
+      return new ToolError('PermissionError', `${what}: ${pathAttempted} is busy (${code})`, details);
     case 'EFBIG':
     case 'ENOSPC':
       return new ToolError('FileTooLargeError', `${what}: no space for ${pathAttempted} (${code})`, details);

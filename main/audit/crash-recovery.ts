@@ -1,0 +1,43 @@
+// A host killed without warning (SIGKILL, power loss, an OOM kill) leaves its session, its
+// server runs and its agent sessions open in the store: "running" for ever. At the next start
+// they are closed as `crashed`, at the last moment the store saw anything of them, unless the
+// host that owns them is still alive (another Gatehouse on the same data directory).
+import type Database from 'better-sqlite3';
+
+export const CRASHED = 'crashed';
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return false; // a previous host whose pid was reused by us
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Closes sessions whose host is gone; returns their ids. */
+export function closeCrashedSessions(db: Database.Database): string[] {
+  const open = db.prepare(`SELECT id, host_pid AS pid FROM sessions WHERE ended_at IS NULL`).all() as Array<{ id: string; pid: number | null }>;
+  const dead = open.filter((s) => s.pid === null || !alive(s.pid));
+  if (dead.length === 0) return [];
+  const lastSeen = db.prepare(
+    `SELECT max(coalesce((SELECT max(ts) FROM messages WHERE session = @id), 0),
+                coalesce((SELECT max(ts) FROM stderr_lines WHERE session = @id), 0),
+                coalesce((SELECT max(ts) FROM decisions WHERE session = @id), 0),
+                (SELECT started_at FROM sessions WHERE id = @id)) AS at`,
+  );
+  const end = db.prepare(`UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL`);
+  const runs = db.prepare(`UPDATE server_runs SET ended_at = ?, end_reason = coalesce(end_reason, ?) WHERE session = ? AND ended_at IS NULL`);
+  const agents = db.prepare(`UPDATE agent_sessions SET ended_at = ?, end_reason = coalesce(end_reason, ?) WHERE session = ? AND ended_at IS NULL`);
+  db.transaction(() => {
+    for (const s of dead) {
+      const at = (lastSeen.get({ id: s.id }) as { at: number }).at;
+      const reason = `${CRASHED}: the host${s.pid !== null ? ` (pid ${s.pid})` : ''} ended without closing this session`;
+      end.run(at, reason, s.id);
+      runs.run(at, CRASHED, s.id);
+      agents.run(at, CRASHED, s.id);
+    }
+  }).immediate();
+  return dead.map((s) => s.id);
+}
