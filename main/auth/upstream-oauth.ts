@@ -161,8 +161,10 @@ export class UpstreamOAuth extends EventEmitter<Events> implements OAuthClientPr
 
   get clientMetadata(): OAuthClientMetadata {
     const s = this.opts.settings;
-    return {
+    const metadata = {
       client_name: 'Gatehouse',
+      // SEP-837: a desktop app with a loopback redirect is a native client.
+      application_type: 'native',
       client_uri: 'https://github.com/gatehouse-dev/gatehouse',
       redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
@@ -170,6 +172,7 @@ export class UpstreamOAuth extends EventEmitter<Events> implements OAuthClientPr
       token_endpoint_auth_method: s.clientSecret ? 'client_secret_basic' : 'none',
       ...(s.scopes?.length ? { scope: s.scopes.join(' ') } : {}),
     };
+    return metadata as OAuthClientMetadata; // application_type is not in the SDK's type; it is sent as is
   }
 
   state(): string {
