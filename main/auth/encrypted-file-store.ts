@@ -90,23 +90,30 @@ export class EncryptedFileStore implements SecretStore {
   readonly description: string;
   readonly warning?: string;
   readonly file: string;
-  private readonly cipher: ValueCipher;
+  private cipherValue: ValueCipher | undefined;
+  private readonly keyWhere: string;
 
-  constructor(opts: { dataDir: string; kind: 'encrypted-file' | 'safe-storage'; env?: NodeJS.ProcessEnv; cipher?: ValueCipher; why?: string }) {
+  constructor(private readonly opts: { dataDir: string; kind: 'encrypted-file' | 'safe-storage'; env?: NodeJS.ProcessEnv; cipher?: ValueCipher; why?: string }) {
     this.kind = opts.kind;
     this.file = path.join(opts.dataDir, FILE);
+    this.cipherValue = opts.cipher;
+    const env = opts.env ?? process.env;
+    this.keyWhere = env.GATEHOUSE_SECRET_KEY ? 'GATEHOUSE_SECRET_KEY' : path.join(opts.dataDir, KEY_FILE);
     if (opts.cipher) {
-      this.cipher = opts.cipher;
       this.description = `file ${this.file}, encrypted with Electron safeStorage (the OS keychain holds its key)`;
     } else {
-      const { key, where } = loadKey(opts.dataDir, opts.env ?? process.env);
-      this.cipher = aesGcmCipher(key);
-      this.description = `encrypted file ${this.file} (AES-256-GCM, key in ${where})`;
+      this.description = `encrypted file ${this.file} (AES-256-GCM, key in ${this.keyWhere})`;
       this.warning =
         `${opts.why ?? 'no OS keychain'}: secrets are kept in ${this.file}, encrypted with a key ` +
-        `${where === 'GATEHOUSE_SECRET_KEY' ? 'from GATEHOUSE_SECRET_KEY' : `stored beside it (${where})`}. ` +
+        `${this.keyWhere === 'GATEHOUSE_SECRET_KEY' ? 'from GATEHOUSE_SECRET_KEY' : `stored beside it (${this.keyWhere})`}. ` +
         'This protects the file if it travels alone, not against programs running as you.';
     }
+  }
+
+  /** The key is read (or made) on first use, so a host that never stores a secret writes nothing. */
+  private get cipher(): ValueCipher {
+    this.cipherValue ??= aesGcmCipher(loadKey(this.opts.dataDir, this.opts.env ?? process.env).key);
+    return this.cipherValue;
   }
 
   private read(): Map<string, string> {

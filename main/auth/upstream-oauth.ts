@@ -18,6 +18,8 @@ import { randomBytes } from 'node:crypto';
 import { auth, refreshAuthorization, UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { InvalidGrantError, InvalidClientError, UnauthorizedClientError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type { z } from 'zod';
+import type { AuthStatusSchema } from '../../common/host-api';
 import { CredentialVault, expiresAt, type StoredTokens } from './credential-vault';
 import { startLoopbackRedirect, type CallbackParams, type LoopbackRedirect } from './loopback-redirect';
 
@@ -34,18 +36,9 @@ export interface OAuthSettings {
   clientMetadataUrl?: string;
 }
 
-export type AuthState = 'signed-out' | 'signed-in' | 'sign-in-needed' | 'signing-in';
-
-export interface AuthStatusInfo {
-  state: AuthState;
-  issuer?: string;
-  /** When the access token expires (ms), when the server said. */
-  expiresAt?: number;
-  scope?: string;
-  hasRefreshToken?: boolean;
-  /** Why sign-in is needed, or what failed. */
-  reason?: string;
-}
+/** Shown in the Servers view and by `gatehouse auth status` (declared once, in common/). */
+export type AuthStatusInfo = z.infer<typeof AuthStatusSchema>;
+export type AuthState = AuthStatusInfo['state'];
 
 /** A supervised server needs a person to sign in; it is not restarted until then. */
 export class SignInRequiredError extends UnauthorizedError {

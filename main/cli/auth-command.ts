@@ -40,8 +40,8 @@ function conformanceContext(env: NodeJS.ProcessEnv): { client_id?: string; clien
 }
 
 async function check(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs('auth check', USAGE, () =>
-    parseArgs({
+  const parsed = parseCommandArgs('auth check', USAGE, () => {
+    const r = parseArgs({
       args: argv,
       options: {
         ...HELP,
@@ -55,10 +55,12 @@ async function check(argv: string[]): Promise<number> {
       },
       allowPositionals: true,
       strict: true,
-    }),
-  );
+    });
+    return { ...r.values, positionals: r.positionals };
+  });
   if (parsed instanceof UsageExit) return parsed.code;
-  const { values, positionals } = parsed;
+  const values = parsed;
+  const positionals = parsed.positionals;
   if (positionals.length !== 1) {
     process.stderr.write(`gatehouse auth check: expected one URL, got ${positionals.length}\n${USAGE}\n`);
     return 2;
@@ -85,7 +87,7 @@ async function check(argv: string[]): Promise<number> {
   const { followAuthorizationHeadless } = await import('../auth/loopback-redirect');
   const { MemorySecretStore, openSecretStore } = await import('../auth/secret-store');
   const { dataDir } = await import('../paths');
-  let store;
+  let store: import('../auth/secret-store').SecretStore;
   try {
     store = values.keep ? openSecretStore({ dataDir: values['data-dir'] ?? dataDir(env), env }) : new MemorySecretStore();
   } catch (err) {
