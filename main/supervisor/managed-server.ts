@@ -21,7 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerSpec } from '../profiles/types';
 import type { Redactor } from '../secrets/redactor';
-import { SignInRequiredError, type UpstreamOAuth } from '../auth/upstream-oauth';
+import type { UpstreamOAuth } from '../auth/upstream-oauth';
 import { FramedStreamTransport } from '../protocol/framed-stream-transport';
 import { LineSplitter } from '../protocol/line-splitter';
 import { TappedTransport, transportObserver, type StderrBus, type TapMeta, type TrafficTap } from '../protocol/traffic-tap';
@@ -527,10 +527,6 @@ export class ManagedServer extends EventEmitter<Events> {
   private onStartFailure(run: number, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     this.appendStderr(run, `[gatehouse] start failed: ${message}`);
-    if (err instanceof SignInRequiredError) {
-      // Restarting cannot sign in: wait, stopped, for a person to click Sign in.
-      this.signInNeeded = err.why;
-    }
     if (err instanceof CommandNotFoundError) {
       // Restarting cannot make a missing program appear: fail now and say where we looked.
       this.permanentFailure = true;
@@ -562,8 +558,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private pendingEndReason: string | undefined;
   /** Set when restarting cannot help (the command does not exist): fail at once. */
   private permanentFailure = false;
-  /** Set when an `auth: oauth` server needs a person to sign in: stop, do not restart. */
-  private signInNeeded: string | undefined;
+
 
   private onConnectionClosed(run: number): void {
     if (run !== this.run || this.stopping || this.runEnded.has(run)) return;
@@ -659,10 +654,10 @@ export class ManagedServer extends EventEmitter<Events> {
       return;
     }
     for (const w of waiters) w();
-    if (this.signInNeeded !== undefined) {
-      const why = this.signInNeeded;
-      this.signInNeeded = undefined;
-      this.setState('stopped', `sign-in needed: ${why}`);
+    const auth = this.opts.oauth?.status();
+    if (auth?.state === 'sign-in-needed') {
+      // Restarting cannot sign in: wait, stopped, for a person to click Sign in.
+      this.setState('stopped', `sign-in needed: ${auth.reason ?? 'the server wants a sign-in'}`);
       this.settleWaiters();
       return;
     }

@@ -74,7 +74,7 @@ describe('upstream OAuth: sign in once in Gatehouse, every agent is authorised w
 
   it('shows sign-in needed, signs in through the loopback redirect, refreshes after a forced expiry, signs out; no token anywhere', async () => {
     // Not signed in: the server answered 401, and the launch waits for a person (no restarts).
-    expect(status()).toMatchObject({ state: 'stopped', auth: { state: 'sign-in-needed' } });
+    expect(status()).toMatchObject({ state: 'stopped', run: 1, restarts: 0, auth: { state: 'sign-in-needed' } });
     expect(status().reason).toMatch(/^sign-in needed/);
     expect(servers.counts.registrations).toBe(0); // nothing registered without a person
 

@@ -19,6 +19,7 @@ import { useAppState } from '../../state/app-context';
 import { navigate, navStore } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import type { LaunchSummary, ServerStatus } from '../../state/types';
+import { ServerSignIn } from './server-sign-in';
 
 type Action = 'restart' | 'stop' | 'start';
 
@@ -173,6 +174,8 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
           Open logs
         </Button>
       </div>
+
+      <ServerSignIn launch={launch} server={s} />
 
       {crashed && s.lastExit ? (
         <Banner
