@@ -65,7 +65,15 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-export async function startOAuthServers(opts: { accessTokenTtlS?: number } = {}): Promise<OAuthServers> {
+export interface OAuthServerOptions {
+  accessTokenTtlS?: number;
+  /** What the redirect carries as `iss` (RFC 9207): the issuer (default), another one, or none. */
+  issInRedirect?: 'correct' | 'wrong' | 'missing';
+  /** The `issuer` its metadata names: its own URL (default) or an attacker's. */
+  metadataIssuer?: 'correct' | 'wrong';
+}
+
+export async function startOAuthServers(opts: OAuthServerOptions = {}): Promise<OAuthServers> {
   const ttl = opts.accessTokenTtlS ?? 3600;
   const clients = new Map<string, Client>();
   const codes = new Map<string, Grant>();
@@ -99,7 +107,7 @@ export async function startOAuthServers(opts: { accessTokenTtlS?: number } = {})
     const url = new URL(req.url ?? '/', asUrl);
     if (req.method === 'GET' && url.pathname === '/.well-known/oauth-authorization-server') {
       return json(res, 200, {
-        issuer: asUrl,
+        issuer: opts.metadataIssuer === 'wrong' ? 'https://attacker.example' : asUrl,
         authorization_endpoint: `${asUrl}/authorize`,
         token_endpoint: `${asUrl}/token`,
         registration_endpoint: `${asUrl}/register`,
@@ -132,7 +140,7 @@ export async function startOAuthServers(opts: { accessTokenTtlS?: number } = {})
       const back = new URL(redirectUri);
       back.searchParams.set('code', code);
       if (p.get('state')) back.searchParams.set('state', p.get('state')!);
-      back.searchParams.set('iss', asUrl);
+      if (opts.issInRedirect !== 'missing') back.searchParams.set('iss', opts.issInRedirect === 'wrong' ? 'https://attacker.example' : asUrl);
       res.writeHead(302, { location: back.href }).end();
       return;
     }

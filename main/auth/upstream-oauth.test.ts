@@ -1,0 +1,65 @@
+// UpstreamOAuth against the local authorization server (tests/support/oauth-servers.ts):
+// what a supervised server may do without a person, and the checks on the way back (RFC 9207
+// iss, RFC 8414 issuer).
+import { afterEach, describe, expect, it } from 'vitest';
+import { CredentialVault } from './credential-vault';
+import { followAuthorizationHeadless } from './loopback-redirect';
+import { MemorySecretStore } from './secret-store';
+import { SignInRequiredError, UpstreamOAuth } from './upstream-oauth';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { startOAuthServers, type OAuthServerOptions, type OAuthServers } from '../../tests/support/oauth-servers';
+
+let servers: OAuthServers | undefined;
+afterEach(async () => {
+  await servers?.close();
+  servers = undefined;
+});
+
+async function setup(opts: OAuthServerOptions = {}) {
+  servers = await startOAuthServers(opts);
+  const store = new MemorySecretStore();
+  const secrets: string[] = [];
+  const provider = new UpstreamOAuth({ name: 'remote', serverUrl: servers.mcpUrl, vault: new CredentialVault(store), settings: {}, onSecret: (_n, v) => secrets.push(v) });
+  const headless = (url: URL) => followAuthorizationHeadless(url, provider.redirectUrl);
+  return { servers, store, provider, secrets, headless };
+}
+
+describe('UpstreamOAuth', () => {
+  it('without a person: discovers, but neither registers nor redirects; says sign-in needed', async () => {
+    const { servers, provider } = await setup();
+    await expect(auth(provider, { serverUrl: servers.mcpUrl })).rejects.toBeInstanceOf(SignInRequiredError);
+    expect(servers.counts.registrations).toBe(0);
+    expect(provider.status()).toMatchObject({ state: 'sign-in-needed', issuer: servers.asUrl, reason: 'not signed in yet' });
+  });
+
+  it('signs in, keys the registration by issuer and the tokens by issuer and resource, reports every secret', async () => {
+    const { servers, store, provider, secrets, headless } = await setup();
+    await provider.signIn(headless);
+    expect(provider.status()).toMatchObject({ state: 'signed-in', issuer: servers.asUrl, hasRefreshToken: true });
+    expect(store.keys()).toEqual([`oauth:client:${servers.asUrl}`, `oauth:discovery:${servers.mcpUrl}`, `oauth:tokens:${servers.asUrl} ${servers.mcpUrl}`]);
+    for (const s of servers.issuedSecrets()) expect(secrets).toContain(s);
+    // A second sign-in with a working refresh token is silent: no new authorization.
+    await provider.signIn(() => {
+      throw new Error('no browser expected');
+    });
+    expect(servers.counts.authorizations).toBe(1);
+    expect(provider.signOut()).toBe(true);
+    expect(store.keys().some((k) => k.startsWith('oauth:tokens:'))).toBe(false);
+  });
+
+  it('refuses an authorization response from another issuer, or without the iss it promised (RFC 9207)', async () => {
+    const wrong = await setup({ issInRedirect: 'wrong' });
+    await expect(wrong.provider.signIn(wrong.headless)).rejects.toThrow(/came from issuer 'https:\/\/attacker\.example'.*RFC 9207/);
+    expect(wrong.servers.counts.codeExchanges).toBe(0);
+    await wrong.servers.close();
+    const missing = await setup({ issInRedirect: 'missing' });
+    await expect(missing.provider.signIn(missing.headless)).rejects.toThrow(/promises an 'iss'.*had none/);
+    expect(missing.servers.counts.codeExchanges).toBe(0);
+  });
+
+  it('refuses authorization server metadata that names another issuer (RFC 8414 §3.3)', async () => {
+    const { servers, provider, headless } = await setup({ metadataIssuer: 'wrong' });
+    await expect(provider.signIn(headless)).rejects.toThrow(/names issuer https:\/\/attacker\.example/);
+    expect(servers.counts.registrations).toBe(0);
+  });
+});
