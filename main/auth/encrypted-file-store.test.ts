@@ -45,7 +45,7 @@ describe('EncryptedFileStore', () => {
     const b = new EncryptedFileStore({ dataDir: dir, kind: 'encrypted-file', env: { GATEHOUSE_SECRET_KEY: 'b'.repeat(64) } });
     expect(() => b.get('secret:X')).toThrow(/cannot decrypt .*secrets\.enc .*another key/);
     const bytes = readFileSync(a.file);
-    bytes[bytes.length - 1] ^= 1;
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1;
     writeFileSync(a.file, bytes);
     expect(() => a.get('secret:X')).toThrow(/cannot decrypt/);
     expect(() => new EncryptedFileStore({ dataDir: dir, kind: 'encrypted-file', env: { GATEHOUSE_SECRET_KEY: 'short' } }).get('secret:X')).toThrow(/64 hex digits/);

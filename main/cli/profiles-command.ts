@@ -7,6 +7,8 @@ import { profileJsonSchemaText } from '../profiles/json-schema';
 import { loadProfileFile, ProfileError } from '../profiles/loader';
 import { findProfile, listProfiles, type ProfileEntry } from '../profiles/registry';
 import { resolveProfile } from '../profiles/resolve';
+import { StoreSecretProvider } from '../secrets/store-provider';
+import { openSecretStore, type SecretStore } from '../auth/secret-store';
 
 const USAGE = `usage:
   gatehouse profiles list [--json]                 profiles in the bundled and user folders
@@ -121,12 +123,15 @@ function validate(args: string[]): number {
   const { values, positionals } = parse(args, { resolve: { type: 'boolean' } }, true);
   if (positionals.length === 0) throw new UsageError('validate needs at least one FILE');
   let failed = 0;
+  // `${secret:…}` resolves as a launch would: the secret store first, then the environment.
+  let store: SecretStore | undefined;
+  const secrets = new StoreSecretProvider(() => (store ??= openSecretStore({ dataDir: dataDir() })));
   for (const ref of positionals) {
     try {
       // A bare name is looked up like --profile; a path is used as given so messages show it.
       const file = ref.includes('/') || /\.ya?ml$/i.test(ref) ? ref : findProfile(ref);
       const loaded = loadProfileFile(file);
-      if (values.resolve) resolveProfile(loaded, { dataDir: dataDir() });
+      if (values.resolve) resolveProfile(loaded, { dataDir: dataDir(), secrets });
       process.stdout.write(`ok  ${file}\n`);
     } catch (err) {
       failed++;

@@ -19,6 +19,6 @@ export class StoreSecretProvider implements SecretProvider {
   }
 
   describe(name: string): string {
-    return `secret '${name}' in the secret store (gatehouse secrets set ${name}) or ${this.env.describe(name)}`;
+    return `the secret store (gatehouse secrets set ${name}) or ${this.env.describe(name)}`;
   }
 }
