@@ -47,6 +47,24 @@ describe('UpstreamOAuth', () => {
     expect(store.keys().some((k) => k.startsWith('oauth:tokens:'))).toBe(false);
   });
 
+  it('refreshes a token about to expire before using it (no 401 needed), once for concurrent requests', async () => {
+    const { servers, store, provider, headless } = await setup();
+    await provider.signIn(headless);
+    const key = `oauth:tokens:${servers.asUrl} ${servers.mcpUrl}`;
+    const stored = JSON.parse(store.get(key)!) as { tokens: { access_token: string; expires_in: number }; savedAt: number };
+    const old = stored.tokens.access_token;
+    // As if saved an hour ago with an hour of life: about to expire.
+    store.set(key, JSON.stringify({ ...stored, savedAt: Date.now() - stored.tokens.expires_in * 1000 + 5_000 }));
+    const [a, b] = await Promise.all([provider.tokens(), provider.tokens()]);
+    expect(a!.access_token).not.toBe(old);
+    expect(b!.access_token).toBe(a!.access_token);
+    expect(servers.counts.refreshes).toBe(1);
+    expect(servers.counts.unauthorized).toBe(0);
+    // A fresh token is used as it is.
+    expect((await provider.tokens())!.access_token).toBe(a!.access_token);
+    expect(servers.counts.refreshes).toBe(1);
+  });
+
   it('refuses an authorization response from another issuer, or without the iss it promised (RFC 9207)', async () => {
     const wrong = await setup({ issInRedirect: 'wrong' });
     await expect(wrong.provider.signIn(wrong.headless)).rejects.toThrow(/came from issuer 'https:\/\/attacker\.example'.*RFC 9207/);
