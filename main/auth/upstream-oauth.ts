@@ -308,6 +308,10 @@ export class UpstreamOAuth extends EventEmitter<Events> implements OAuthClientPr
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
+    // A sign-in always discovers afresh: the resource may have moved to another authorization
+    // server (SEP-2352), and a cached one would send the person to the old one. Without a
+    // person (refreshes), the cache saves the discovery requests.
+    if (this.interactive) return undefined;
     return this.opts.vault.discovery(this.serverUrl)?.state;
   }
 
@@ -351,7 +355,7 @@ export class UpstreamOAuth extends EventEmitter<Events> implements OAuthClientPr
 
   /** RFC 9207: the `iss` of the authorization response, compared as a plain string. */
   private checkCallback(cb: CallbackParams): string {
-    const disc = this.discoveryState();
+    const disc = this.opts.vault.discovery(this.serverUrl)?.state;
     const meta = disc?.authorizationServerMetadata as (Record<string, unknown> & { issuer?: string }) | undefined;
     const expected = meta?.issuer ?? disc?.authorizationServerUrl;
     if (cb.iss !== undefined && cb.iss !== expected) {
