@@ -65,6 +65,23 @@ describe('UpstreamOAuth', () => {
     expect(servers.counts.refreshes).toBe(1);
   });
 
+  it('a resource that moved to another authorization server (SEP-2352): the next sign-in registers there', async () => {
+    const { servers, store, provider, headless } = await setup();
+    await provider.signIn(headless);
+    const other = await startOAuthServers();
+    try {
+      servers.useAuthorizationServer(other);
+      servers.revokeRefreshTokens();
+      await provider.signIn(headless);
+      expect(other.counts).toMatchObject({ registrations: 1, authorizations: 1, codeExchanges: 1 });
+      expect(provider.status()).toMatchObject({ state: 'signed-in', issuer: other.asUrl });
+      // The old issuer's registration stays bound to it; the new one is keyed by the new issuer.
+      expect(store.keys()).toEqual(expect.arrayContaining([`oauth:client:${servers.asUrl}`, `oauth:client:${other.asUrl}`, `oauth:tokens:${other.asUrl} ${servers.mcpUrl}`]));
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuses an authorization response from another issuer, or without the iss it promised (RFC 9207)', async () => {
     const wrong = await setup({ issInRedirect: 'wrong' });
     await expect(wrong.provider.signIn(wrong.headless)).rejects.toThrow(/came from issuer 'https:\/\/attacker\.example'.*RFC 9207/);

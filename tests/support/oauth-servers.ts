@@ -47,6 +47,12 @@ export interface OAuthServers {
   expireAccessTokens(): void;
   /** Refresh tokens stop working too: the next sign-in needs a person. */
   revokeRefreshTokens(): void;
+  /** The MCP server moves to another authorization server (SEP-2352): its metadata names it, its tokens count. */
+  useAuthorizationServer(other: OAuthServers): void;
+  /** A token this authorization server issued and that is still valid. */
+  verify(token: string): { clientId: string } | undefined;
+  /** Lets this authorization server issue tokens for another resource too. */
+  allowResource(url: string): void;
   close(): Promise<void>;
 }
 
@@ -84,7 +90,13 @@ export async function startOAuthServers(opts: OAuthServerOptions = {}): Promise<
   const authorizationHeaders: string[] = [];
   let asUrl = '';
   let mcpUrl = '';
+  let movedTo: OAuthServers | undefined;
+  const resources = new Set<string>();
 
+  const verify = (t: string) => {
+    const token = access.get(t);
+    return token && token.expiresAt > Date.now() ? token : undefined;
+  };
   const issueTokens = (clientId: string, scope: string, resource: string | null) => {
     const at = `at_${randomBytes(24).toString('hex')}`;
     const rt = `rt_${randomBytes(24).toString('hex')}`;
@@ -133,7 +145,7 @@ export async function startOAuthServers(opts: OAuthServerOptions = {}): Promise<
       const redirectUri = p.get('redirect_uri') ?? '';
       if (!client || !client.redirectUris.includes(redirectUri)) return json(res, 400, { error: 'invalid_request', error_description: 'unknown client or redirect_uri' });
       if (p.get('code_challenge_method') !== 'S256' || !p.get('code_challenge')) return json(res, 400, { error: 'invalid_request', error_description: 'PKCE S256 required' });
-      if (p.get('resource') !== mcpUrl) return json(res, 400, { error: 'invalid_target', error_description: `resource must be ${mcpUrl}` });
+      if (p.get('resource') !== mcpUrl && !resources.has(p.get('resource') ?? '')) return json(res, 400, { error: 'invalid_target', error_description: `resource must be ${mcpUrl}` });
       counts.authorizations += 1;
       const code = `code_${randomBytes(16).toString('hex')}`;
       codes.set(code, { clientId: client.id, redirectUri, challenge: p.get('code_challenge')!, resource: p.get('resource'), scope: p.get('scope') ?? 'mcp' });
@@ -175,14 +187,15 @@ export async function startOAuthServers(opts: OAuthServerOptions = {}): Promise<
   const mcp = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method === 'GET' && url.pathname === '/.well-known/oauth-protected-resource/mcp') {
-      return json(res, 200, { resource: mcpUrl, authorization_servers: [asUrl], scopes_supported: ['mcp'], bearer_methods_supported: ['header'] });
+      return json(res, 200, { resource: mcpUrl, authorization_servers: [movedTo?.asUrl ?? asUrl], scopes_supported: ['mcp'], bearer_methods_supported: ['header'] });
     }
     if (url.pathname !== '/mcp') return json(res, 404, { error: 'not found' });
     counts.mcpRequests += 1;
     const header = req.headers.authorization ?? '';
     authorizationHeaders.push(header);
-    const token = header.startsWith('Bearer ') ? access.get(header.slice(7)) : undefined;
-    if (!token || token.expiresAt <= Date.now()) {
+    const bearer = header.startsWith('Bearer ') ? header.slice(7) : '';
+    const token = movedTo ? movedTo.verify(bearer) : verify(bearer);
+    if (!token) {
       counts.unauthorized += 1;
       const meta = `${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`;
       return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer resource_metadata="${meta}", scope="mcp"${header ? ', error="invalid_token"' : ''}` });
@@ -211,6 +224,12 @@ export async function startOAuthServers(opts: OAuthServerOptions = {}): Promise<
       for (const t of access.values()) t.expiresAt = 0;
     },
     revokeRefreshTokens: () => refresh.clear(),
+    useAuthorizationServer: (other) => {
+      movedTo = other;
+      other.allowResource(mcpUrl);
+    },
+    verify,
+    allowResource: (url) => resources.add(url),
     close: async () => {
       for (const s of [as, mcp]) {
         s.closeAllConnections();
