@@ -174,7 +174,7 @@ export class Host extends EventEmitter<HostEvents> {
       stderrBus: this.stderrBus,
       hostEnv: this.env,
       clientFactory: (serverId) => gateway.createUpstreamClient(serverId),
-      oauthFor: (spec) => this.auth.providerFor(id, spec, profile.redactor),
+      oauthFor: (spec) => this.auth.providerFor(id, spec, profile.redactor, profile.file),
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
     });

@@ -58,13 +58,20 @@ export class AuthManager extends EventEmitter<Events> {
   }
 
   /** The supervisor's hook: the OAuth client of an `auth: oauth` server, else undefined. */
-  providerFor(launchId: string, spec: ServerSpec, redactor: Redactor): UpstreamOAuth | undefined {
+  providerFor(launchId: string, spec: ServerSpec, redactor: Redactor, profileFile?: string): UpstreamOAuth | undefined {
     if (spec.kind !== 'http' || !spec.oauth) return undefined;
     const key = this.key(launchId, spec.id);
     let provider = this.providers.get(key);
     if (!provider) {
       provider = this.create(spec, redactor);
-      provider.on('status', (s) => this.emit('status', launchId, spec.id, s));
+      let told = false;
+      provider.on('status', (s) => {
+        this.emit('status', launchId, spec.id, s);
+        if (s.state !== 'sign-in-needed' || told) return;
+        told = true; // once per launch: the CLI shells have no button, so say what to run
+        const login = profileFile ? ` or run: gatehouse auth login --profile ${profileFile} --server ${spec.id}` : '';
+        process.stderr.write(`gatehouse: ${spec.id} needs a sign-in (${s.reason ?? 'not signed in'}): click Sign in in the Servers view${login}\n`);
+      });
       provider.on('expired', (reason) => this.emit('expired', launchId, spec.id, reason));
       this.providers.set(key, provider);
     }

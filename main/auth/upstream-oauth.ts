@@ -75,6 +75,8 @@ export class UpstreamOAuth extends EventEmitter<Events> implements OAuthClientPr
   /** The scope the server last asked for (WWW-Authenticate), used by the next sign-in. */
   private scopeHint: string | undefined;
   private hadTokens = false;
+  /** A 403 insufficient_scope was seen: the next sign-in must authorize anew, not refresh. */
+  private stepUp = false;
 
   constructor(
     private readonly opts: {
@@ -125,6 +127,13 @@ export class UpstreamOAuth extends EventEmitter<Events> implements OAuthClientPr
       const header = res.headers.get('www-authenticate') ?? '';
       const scope = /scope="([^"]*)"/i.exec(header)?.[1];
       if (scope) this.scopeHint = scope;
+      if (res.status === 403 && /error="?insufficient_scope/i.test(header) && !this.interactive) {
+        // Step-up needs a new authorization, so a person: say so (the server stays up for
+        // the calls its current scope allows); the next Sign in asks for this scope.
+        this.needed = `the server asks for more access${scope ? ` (scope ${scope})` : ''}`;
+        this.stepUp = true;
+        this.emitStatus();
+      }
     }
     return res;
   };
@@ -221,6 +230,8 @@ export class UpstreamOAuth extends EventEmitter<Events> implements OAuthClientPr
   async tokens(): Promise<OAuthTokens | undefined> {
     const stored = this.storedTokens();
     if (!stored) return undefined;
+    // A step-up sign-in: a refresh keeps the old scope, so the SDK must not be offered one.
+    if (this.interactive && this.stepUp) return { ...stored.tokens, refresh_token: undefined };
     const exp = expiresAt(stored);
     if (exp !== undefined && stored.tokens.refresh_token && Date.now() >= exp - refreshMargin(exp - stored.savedAt)) {
       this.refreshing ??= this.refreshAhead(stored).finally(() => (this.refreshing = undefined));
@@ -269,6 +280,7 @@ export class UpstreamOAuth extends EventEmitter<Events> implements OAuthClientPr
     this.opts.vault.saveTokens(issuer, this.serverUrl, tokens);
     this.hadTokens = true;
     this.needed = undefined;
+    if (this.interactive) this.stepUp = false;
     this.emitStatus();
   }
 

@@ -1,6 +1,7 @@
 // `gatehouse secrets …` and `gatehouse auth …` as a user runs them: the built CLI in a child
 // process against the local authorization server and protected MCP server. Secret values go in
 // through stdin only and never come out: not on stdout, not on stderr, not in the store file.
+// Each test runs several CLI processes: their limits are generous for a loaded machine.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -80,7 +81,7 @@ describe('gatehouse secrets', () => {
     const missing = await gatehouse(['profiles', 'validate', '--resolve', path.join(tmp.dir, 'p.yaml')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/API_KEY/);
-  });
+  }, 180_000);
 });
 
 describe('gatehouse auth', () => {
@@ -112,7 +113,7 @@ describe('gatehouse auth', () => {
       expect(printed).not.toContain(s);
       expect(dataText()).not.toContain(s);
     }
-  });
+  }, 180_000);
 
   it('check --headless URL: signs in, lists and calls the tools that need no arguments, refreshes; exit 0', async () => {
     const r = await gatehouse(['auth', 'check', '--headless', servers.mcpUrl]);
@@ -126,7 +127,7 @@ describe('gatehouse auth', () => {
     // Nothing kept: check uses memory unless --keep.
     const status = await gatehouse(['secrets', 'list']);
     expect(status.stdout).toBe('');
-  });
+  }, 120_000);
 
   it('check fails (exit 1) when the authorization server wants a person and --headless cannot follow', async () => {
     const bad = await startOAuthServers({ issInRedirect: 'wrong' });
@@ -137,5 +138,5 @@ describe('gatehouse auth', () => {
     } finally {
       await bad.close();
     }
-  });
+  }, 120_000);
 });

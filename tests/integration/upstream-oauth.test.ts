@@ -144,6 +144,28 @@ describe('upstream OAuth: sign in once in Gatehouse, every agent is authorised w
     expect(statSync(path.join(tmp.dir, 'data', 'secrets.enc')).mode & 0o777).toBe(0o600);
   }, 60_000);
 
+  it('step-up: a call that needs more scope says sign-in needed; the next Sign in asks for it and the call works', async () => {
+    await (await host.signIn(launch.id, 'remote')).done;
+    await waitFor(() => status().state === 'ready', 'ready after sign-in');
+    const agent = await connectHttp(launch);
+    const denied = await agent
+      .request({ method: 'tools/call', params: { name: 'admin', arguments: { confirm: true } } }, CallToolResultSchema)
+      .then((r) => textOf(r))
+      .catch((e: Error) => e.message);
+    expect(denied).not.toBe('admin done');
+    await waitFor(() => status().auth?.state === 'sign-in-needed', 'sign-in needed for more scope');
+    expect(status().auth?.reason).toBe('the server asks for more access (scope mcp admin)');
+    expect(status().state).toBe('ready'); // still serving what the current scope allows
+    await agent.close();
+    const again = await host.signIn(launch.id, 'remote');
+    expect(new URL(again.authorizationUrl!).searchParams.get('scope')).toBe('mcp admin');
+    await again.done;
+    await waitFor(() => status().state === 'ready' && status().auth?.state === 'signed-in', 'ready with more scope');
+    const agent2 = await connectHttp(launch);
+    expect(textOf(await agent2.request({ method: 'tools/call', params: { name: 'admin', arguments: { confirm: true } } }, CallToolResultSchema))).toBe('admin done');
+    await agent2.close();
+  }, 60_000);
+
   it('says the sign-in expired when the token cannot be refreshed, and refreshes ahead of expiry otherwise', async () => {
     const started = await host.signIn(launch.id, 'remote');
     await started.done;

@@ -6,7 +6,8 @@
 //   AS:  /.well-known/oauth-authorization-server, /register (DCR), /authorize, /token
 //        (authorization_code with PKCE S256 + resource, refresh_token), iss in the redirect
 //   MCP: /.well-known/oauth-protected-resource/mcp, /mcp (401 + WWW-Authenticate without a
-//        valid token), tools `whoami` (no arguments) and `echo`
+//        valid token), tools `whoami` (no arguments), `echo`, and `admin` (needs the `admin`
+//        scope: 403 insufficient_scope until a step-up sign-in)
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -200,7 +201,14 @@ export async function startOAuthServers(opts: OAuthServerOptions = {}): Promise<
       const meta = `${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`;
       return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer resource_metadata="${meta}", scope="mcp"${header ? ', error="invalid_token"' : ''}` });
     }
+    const body = req.method === 'POST' ? JSON.parse(await readBody(req)) : undefined;
+    // Step-up: the `admin` tool needs the `admin` scope (403 insufficient_scope, RFC 6750 §3.1).
+    if (body?.method === 'tools/call' && body.params?.name === 'admin' && !token.scope.split(' ').includes('admin')) {
+      const meta = `${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`;
+      return json(res, 403, { error: 'insufficient_scope' }, { 'www-authenticate': `Bearer error="insufficient_scope", scope="mcp admin", resource_metadata="${meta}"` });
+    }
     const server = new McpServer({ name: 'oauth-protected', version: '1.0.0' });
+    server.registerTool('admin', { description: 'Needs the admin scope.', inputSchema: { confirm: z.boolean() } }, async () => ({ content: [{ type: 'text', text: 'admin done' }] }));
     server.registerTool('whoami', { description: 'Who the server thinks is calling.' }, async () => ({ content: [{ type: 'text', text: `hello ${token.clientId}` }] }));
     server.registerTool('echo', { description: 'Echoes its text.', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -209,7 +217,6 @@ export async function startOAuthServers(opts: OAuthServerOptions = {}): Promise<
       void server.close();
     });
     await server.connect(transport);
-    const body = req.method === 'POST' ? JSON.parse(await readBody(req)) : undefined;
     await transport.handleRequest(req, res, body);
   });
   mcpUrl = `${await listen(mcp)}/mcp`;
