@@ -51,7 +51,7 @@ export interface OAuthServers {
   /** The MCP server moves to another authorization server (SEP-2352): its metadata names it, its tokens count. */
   useAuthorizationServer(other: OAuthServers): void;
   /** A token this authorization server issued and that is still valid. */
-  verify(token: string): { clientId: string } | undefined;
+  verify(token: string): { clientId: string; scope: string } | undefined;
   /** Lets this authorization server issue tokens for another resource too. */
   allowResource(url: string): void;
   close(): Promise<void>;
