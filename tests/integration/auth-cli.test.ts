@@ -118,7 +118,7 @@ describe('gatehouse auth', () => {
   it('check --headless URL: signs in, lists and calls the tools that need no arguments, refreshes; exit 0', async () => {
     const r = await gatehouse(['auth', 'check', '--headless', servers.mcpUrl]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/tools: whoami, echo, admin/);
+    expect(r.stderr).toMatch(/tools: admin, whoami, echo/);
     expect(r.stderr).toMatch(/called whoami: ok/);
     expect(r.stderr).not.toMatch(/called echo/); // echo needs an argument
     expect(r.stderr).toMatch(/ok: 3 tools, 1 called, 1 sign-in\(s\), refresh used/);
