@@ -43,6 +43,26 @@ export const ExitInfoSchema = z.object({
   reason: z.string(),
 });
 
+/** Sign-in state of an `auth: oauth` server (main/auth/). Never carries a token. */
+export const AuthStatusSchema = z.object({
+  state: z.enum(['signed-out', 'signed-in', 'sign-in-needed', 'signing-in']),
+  issuer: z.string().optional(),
+  expiresAt: z.number().optional(),
+  scope: z.string().optional(),
+  hasRefreshToken: z.boolean().optional(),
+  reason: z.string().optional(),
+});
+
+/** Where secrets live, as the Secrets panel shows it (names only: values never reach a window). */
+export const SecretStoreInfoSchema = z.object({
+  kind: z.enum(['keychain', 'safe-storage', 'encrypted-file', 'memory']),
+  description: z.string(),
+  warning: z.string().optional(),
+});
+
+/** A `${secret:NAME}` name: letters, digits, `_ . -`, not starting with a digit. */
+export const SecretNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/, 'a secret name is letters, digits, _ . -, not starting with a digit');
+
 export const ServerStatusSchema = z.object({
   id: z.string(),
   kind: z.enum(['stdio', 'http', 'builtin']),
@@ -64,6 +84,7 @@ export const ServerStatusSchema = z.object({
   capabilities: z.record(z.string(), z.unknown()).optional(),
   toolCount: z.number().optional(),
   instructions: z.string().optional(),
+  auth: AuthStatusSchema.optional(),
 });
 
 export const AgentSessionSchema = z.object({
@@ -320,6 +341,19 @@ export const commands = {
   'servers:restart': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
   'servers:stop': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
   'servers:start': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
+  /**
+   * Start signing in to an `auth: oauth` server. Answers once the authorization URL is known
+   * (Electron has opened it in the system browser: `opened`); the window shows it as a link
+   * otherwise. Completion arrives as `server:status` (auth.state signed-in, then ready).
+   */
+  'auth:signIn': { input: ServerRef, output: z.object({ authorizationUrl: z.string().optional(), opened: z.boolean() }) },
+  /** Remove the server's tokens from the secret store; it restarts and shows sign-in needed. */
+  'auth:signOut': { input: ServerRef, output: z.object({ removed: z.boolean() }) },
+  /** The secret store and the names of `${secret:NAME}` values in it (never a value). */
+  'secrets:list': { input: Empty, output: z.object({ store: SecretStoreInfoSchema, names: z.array(z.string()) }) },
+  /** Write-only: the value goes to the store and is never sent back to any window. */
+  'secrets:set': { input: z.object({ name: SecretNameSchema, value: z.string().min(1).max(65_536) }).strict(), output: z.object({ ok: z.literal(true) }) },
+  'secrets:delete': { input: z.object({ name: SecretNameSchema }).strict(), output: z.object({ removed: z.boolean() }) },
   'approvals:list': { input: Empty, output: z.array(PendingApprovalSchema) },
   'approvals:answer': {
     input: z
@@ -422,6 +456,8 @@ export const events = {
   /** Terminal output, batched by the host (≈16 ms); acknowledge with `terminals:ack`. */
   'terminal:data': z.object({ id: z.string(), data: z.string() }),
   'terminal:changed': z.object({ terminal: TerminalSummarySchema, closed: z.boolean().optional() }),
+  /** An `auth: oauth` server's sign-in expired and could not be refreshed: sign in again. */
+  'auth:expired': z.object({ launchId: z.string(), serverId: z.string(), reason: z.string() }),
 } as const;
 
 export type EventName = keyof typeof events;

@@ -17,7 +17,10 @@ import { loadProfileFile } from './profiles/loader';
 import { resolveProfile } from './profiles/resolve';
 import { defaultProfileDirs, findProfile, isProfilePath } from './profiles/registry';
 import type { ResolvedProfile, ToolSurface } from './profiles/types';
-import { EnvSecretProvider, type SecretProvider } from './secrets/provider';
+import type { SecretProvider } from './secrets/provider';
+import { StoreSecretProvider } from './secrets/store-provider';
+import { AuthManager, type SignInStarted } from './auth/auth-manager';
+import type { SecretStore } from './auth/secret-store';
 import { StderrBus, TrafficTap } from './protocol/traffic-tap';
 import { Supervisor } from './supervisor/supervisor';
 import type { ServerStatus } from './supervisor/types';
@@ -32,6 +35,8 @@ export interface HostOptions {
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
   secrets?: SecretProvider;
+  /** Where tokens and `${secret:…}` values live (default: the OS keychain, else an encrypted file). */
+  secretStore?: SecretStore;
   /** Open the audit store (default true). */
   audit?: boolean;
   /** Shutdown grace periods handed to every server. */
@@ -99,6 +104,8 @@ type HostEvents = {
   stopped: [Launch];
   decision: [DecisionEvent];
   approval: [ApprovalEvent];
+  /** An `auth: oauth` server's sign-in expired and could not be refreshed. */
+  'auth-expired': [launchId: string, serverId: string, reason: string];
 };
 
 export class Host extends EventEmitter<HostEvents> {
@@ -113,6 +120,8 @@ export class Host extends EventEmitter<HostEvents> {
   readonly terminals: TerminalManager;
   /** The environment the host resolves profiles and folders against (process.env unless given). */
   readonly env: NodeJS.ProcessEnv;
+  /** Upstream OAuth and the secret store (main/auth/). */
+  readonly auth: AuthManager;
   private readonly secrets: SecretProvider;
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
@@ -122,7 +131,9 @@ export class Host extends EventEmitter<HostEvents> {
     this.env = opts.env ?? process.env;
     this.broker = opts.broker ?? new ApprovalBroker();
     this.dataDir = opts.dataDir ?? defaultDataDir(this.env);
-    this.secrets = opts.secrets ?? new EnvSecretProvider(this.env);
+    this.auth = new AuthManager({ dataDir: this.dataDir, env: this.env, ...(opts.secretStore ? { store: opts.secretStore } : {}) });
+    this.auth.on('expired', (launchId, serverId, reason) => this.emit('auth-expired', launchId, serverId, reason));
+    this.secrets = opts.secrets ?? new StoreSecretProvider(() => this.auth.store, this.env);
     if (opts.audit !== false) {
       this.audit = this.openAudit();
     }
@@ -196,6 +207,7 @@ export class Host extends EventEmitter<HostEvents> {
       stderrBus: this.stderrBus,
       hostEnv: this.env,
       clientFactory: (serverId) => gateway.createUpstreamClient(serverId),
+      oauthFor: (spec) => this.auth.providerFor(id, spec, profile.redactor, profile.file),
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
     });
@@ -261,6 +273,22 @@ export class Host extends EventEmitter<HostEvents> {
     });
   }
 
+  /** Sign in to an `auth: oauth` server of a launch; the server restarts once signed in. */
+  signIn(launchId: string, serverId: string): Promise<SignInStarted> {
+    const server = this.launches.get(launchId)?.supervisor.get(serverId);
+    if (!server) throw new Error(`no server '${serverId}' in launch ${launchId}`);
+    return this.auth.signIn(launchId, serverId, () => server.restart());
+  }
+
+  /** Remove its tokens from the secret store; the server restarts and shows "sign-in needed". */
+  async signOut(launchId: string, serverId: string): Promise<boolean> {
+    const server = this.launches.get(launchId)?.supervisor.get(serverId);
+    if (!server) throw new Error(`no server '${serverId}' in launch ${launchId}`);
+    const removed = this.auth.signOut(launchId, serverId);
+    await server.restart();
+    return removed;
+  }
+
   async stop(launchId: string, reason = 'stopped'): Promise<void> {
     const launch = this.launches.get(launchId);
     if (!launch || launch.stopped) return;
@@ -270,6 +298,7 @@ export class Host extends EventEmitter<HostEvents> {
     await launch.gateway.close();
     await launch.supervisor.stopAll(reason);
     this.broker.clearLaunch(launchId);
+    this.auth.releaseLaunch(launchId);
     this.audit?.writer.endSession(launchId, { reason });
     this.launches.delete(launchId);
     this.emit('stopped', launch);

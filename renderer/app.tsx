@@ -8,6 +8,7 @@ import {
   CircleHelp,
   FolderKanban,
   History,
+  KeyRound,
   Keyboard,
   Monitor,
   Moon,
@@ -45,6 +46,8 @@ import { AuditView } from './views/audit/audit-view';
 import { ConnectView } from './views/connect/connect-view';
 import { ProfilesView } from './views/profiles/profiles-view';
 import { ServersView } from './views/servers/servers-view';
+import { AuthExpiryNotices } from './views/servers/server-sign-in';
+import { SecretsView } from './views/secrets/secrets-view';
 import { ToolConsoleView } from './views/tool-console/tool-console-view';
 import { TrafficView } from './views/traffic';
 import { LogsView } from './views/logs';
@@ -66,6 +69,7 @@ const NAV: NavItem[] = [
   { id: 'tools', label: 'Tool console', icon: <SquareTerminal size={16} /> },
   { id: 'connect', label: 'Connect an agent', icon: <Plug size={16} /> },
   { id: 'audit', label: 'Audit', icon: <History size={16} /> },
+  { id: 'secrets', label: 'Secrets', icon: <KeyRound size={16} /> },
 ];
 
 const TRAY_KEY = 'gatehouse.trayOpen';
@@ -224,6 +228,8 @@ function ViewSwitch({ view, streams, permission, onEnableNotifications }: { view
       return <ConnectView />;
     case 'audit':
       return <AuditView />;
+    case 'secrets':
+      return <SecretsView />;
   }
 }
 
@@ -374,6 +380,7 @@ export function mountApp(api: AppHostApi, container: HTMLElement): () => void {
       <HostApiContext.Provider value={api}>
         <AppStateContext.Provider value={state}>
           <ToastProvider>
+            <AuthExpiryNotices />
             <App streams={streams} />
           </ToastProvider>
         </AppStateContext.Provider>

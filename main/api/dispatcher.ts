@@ -37,6 +37,7 @@ import { acceptAnswer, questionChoice } from '../approvals/questions';
 import type { DecisionEvent } from '../gateway/gateway';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
+import { authHandlers } from './auth-handlers';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic, terminalSummary } from './shapes';
 
@@ -172,6 +173,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       await serverOf(input.launchId, input.serverId).start();
       return { ok: true as const };
     },
+    ...authHandlers(host, serverOf),
 
     'approvals:list': () => host.broker.pending().map(pendingApproval),
     'approvals:answer': (input) => {
@@ -446,6 +448,9 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     host.on('decision', onDecision);
     host.on('approval', onApproval);
     disposers.push(host.broker.notices.onChange((notice) => broadcast('approval:notice', { notice: { ...notice } })));
+    const onAuthExpired = (launchId: string, serverId: string, reason: string) => broadcast('auth:expired', { launchId, serverId, reason });
+    host.on('auth-expired', onAuthExpired);
+    disposers.push(() => host.off('auth-expired', onAuthExpired));
     // While a window is open, APPROVAL waits for a person instead of failing closed. When the
     // last window leaves, requests already pending keep waiting until their timeout, so a
     // window that reloads can still answer them (ApprovalBroker.attachApprover).

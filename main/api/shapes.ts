@@ -39,6 +39,7 @@ export function serverStatus(s: ServerStatus): ServerStatusOut {
   if (s.capabilities) out.capabilities = { ...s.capabilities };
   if (s.toolCount !== undefined) out.toolCount = s.toolCount;
   if (s.instructions !== undefined) out.instructions = s.instructions;
+  if (s.auth) out.auth = { ...s.auth };
   return out;
 }
 

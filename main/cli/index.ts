@@ -15,6 +15,8 @@ const commands: Record<string, Command> = {
   gateway: { summary: 'gateway --profile P [--http PORT]   a governed MCP server for other hosts', load: () => import('./gateway-command') },
   serve: { summary: 'serve [--port N] [--profile P]   the app in a browser on 127.0.0.1 (headless shell)', load: () => import('./serve-command') },
   connect: { summary: 'connect --profile P --client C [--url URL] [--write]   point an MCP client at the gateway', load: () => import('./connect-command') },
+  auth: { summary: 'auth login|logout|status --profile P --server S | check [--headless] URL   OAuth sign-in for remote servers', load: () => import('./auth-command') },
+  secrets: { summary: 'secrets set|delete|list [NAME]   the values behind ${secret:NAME}, in the OS keychain', load: () => import('./secrets-command') },
   tools: { summary: 'tools spec --profile P [--server S]   write MCP_TOOL_SPECIFICATION.md', load: () => import('./tools-command') },
   model: { summary: 'model export --profile P [--observed] [-o FILE]   a FIAM v0.2 model of the workspace', load: () => import('./model-command') },
 };

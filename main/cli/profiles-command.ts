@@ -7,6 +7,8 @@ import { profileJsonSchemaText } from '../profiles/json-schema';
 import { loadProfileFile, ProfileError } from '../profiles/loader';
 import { findProfile, isProfilePath, listProfiles, type ProfileEntry } from '../profiles/registry';
 import { resolveProfile } from '../profiles/resolve';
+import { StoreSecretProvider } from '../secrets/store-provider';
+import { openSecretStore, type SecretStore } from '../auth/secret-store';
 
 const USAGE = `usage:
   gatehouse profiles list [--json]                 profiles in the bundled and user folders
@@ -121,6 +123,9 @@ function validate(args: string[]): number {
   const { values, positionals } = parse(args, { resolve: { type: 'boolean' } }, true);
   if (positionals.length === 0) throw new UsageError('validate needs at least one FILE');
   let failed = 0;
+  // `${secret:…}` resolves as a launch would: the secret store first, then the environment.
+  let store: SecretStore | undefined;
+  const secrets = new StoreSecretProvider(() => (store ??= openSecretStore({ dataDir: dataDir() })));
   for (const ref of positionals) {
     try {
       // A bare name is looked up like --profile; a path is used as given so messages show it.
@@ -128,7 +133,7 @@ function validate(args: string[]): number {
       const file = byPath ? ref : findProfile(ref);
       const loaded = loadProfileFile(file);
       // The same default workspace a launch would use (host.ts resolve).
-      if (values.resolve) resolveProfile(loaded, { dataDir: dataDir(), defaultWorkspace: byPath ? 'cwd' : 'profile-folder' });
+      if (values.resolve) resolveProfile(loaded, { dataDir: dataDir(), defaultWorkspace: byPath ? 'cwd' : 'profile-folder', secrets });
       process.stdout.write(`ok  ${file}\n`);
     } catch (err) {
       failed++;

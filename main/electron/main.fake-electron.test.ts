@@ -99,6 +99,7 @@ vi.mock('electron', () => ({
   screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
   session: { defaultSession: fake.session },
   shell: { openExternal: async (u: string) => void fake.external.push(u) },
+  safeStorage: { isEncryptionAvailable: () => false },
   ipcMain: { handle: (c: string) => fake.ipcChannels.push(c), removeHandler() {} },
 }));
 

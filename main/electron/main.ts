@@ -27,6 +27,7 @@ import { allowNavigation, allowPermission, externalUrl } from './navigation-poli
 import { registerHostApiIpc, type HostApiIpc } from './ipc';
 import { loadWindowState, saveWindowState, type WindowState } from './window-state';
 import { approvalNotificationText } from './approval-notification';
+import { installAuthShell } from './auth-shell';
 import { startApprovalRelay, type ApprovalRelay } from '../approvals/relay-server';
 
 /** How long quitting waits for the host to stop its servers before it kills their process groups. */
@@ -77,6 +78,7 @@ if (!app.requestSingleInstanceLock()) {
 
 async function start(): Promise<void> {
   host = createHost();
+  installAuthShell(host, { log, showWindow });
   dispatcher = createHostApiDispatcher(host, { shell: 'electron' });
   ipc = registerHostApiIpc(dispatcher, { window: () => (mainWindow && !mainWindow.isDestroyed() ? mainWindow : undefined), log });
   hardenSession(session.defaultSession);

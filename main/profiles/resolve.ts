@@ -125,7 +125,16 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       const url = str([...p, 'url'], s.url);
       const headers = map([...p, 'headers'], s.headers);
       checkUrl([...p, 'url'], url);
-      return { ...common, kind: 'http', url, headers, transport: s.transport };
+      const oauth =
+        s.auth === 'oauth'
+          ? {
+              ...(s.client_id !== undefined ? { clientId: str([...p, 'client_id'], s.client_id) } : {}),
+              ...(s.client_secret !== undefined ? { clientSecret: str([...p, 'client_secret'], s.client_secret) } : {}),
+              ...(s.scopes ? { scopes: s.scopes } : {}),
+              ...(s.redirect_port !== undefined ? { redirectPort: s.redirect_port } : {}),
+            }
+          : undefined;
+      return { ...common, kind: 'http', url, headers, transport: s.transport, ...(oauth ? { oauth } : {}) };
     }
     return {
       ...common,

@@ -71,12 +71,38 @@ export const StdioServerSchema = z
   })
   .describe('A stdio MCP server started as a child process.');
 
+/** `auth: oauth` and its optional settings (main/auth/, docs/auth.md). */
+const oauthFields = {
+  auth: z.enum(['none', 'oauth']).optional().describe('oauth: sign in with OAuth 2.1 per the MCP authorization spec (tokens live in the OS keychain).'),
+  client_id: z.string().min(1).optional().describe('A pre-registered OAuth client id (otherwise Gatehouse registers itself).'),
+  client_secret: z
+    .string()
+    .regex(/^\$\{secret:[^}]+\}$/, { error: (iss) => `client_secret must be a \${secret:NAME} reference (the value lives in the secret store: gatehouse secrets set NAME), got ${typeof iss.input === 'string' && iss.input.length > 0 ? 'a literal value' : quoted(iss.input)}` })
+    .optional()
+    .describe('The pre-registered client\'s secret, as ${secret:NAME}; never a literal.'),
+  scopes: z.array(z.string().min(1)).optional().describe('Scopes to ask for when the server names none (WWW-Authenticate, scopes_supported).'),
+  redirect_port: z.number().int().min(1).max(65535).optional().describe('Fixed loopback port of the redirect URI http://127.0.0.1:PORT/callback (for a pre-registered client).'),
+};
+
 export const HttpServerSchema = z
   .strictObject({
     url: z.string().min(1).describe('http(s) URL of a Streamable HTTP (or legacy SSE) MCP endpoint.'),
     headers: z.record(z.string(), z.string()).default({}).describe('Request headers; use ${secret:NAME} for tokens.'),
     transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto').describe('auto tries Streamable HTTP, then legacy SSE.'),
+    ...oauthFields,
     ...serverCommon,
+  })
+  .superRefine((s, ctx) => {
+    // The OAuth settings mean nothing without `auth: oauth`; a token in `headers` would be sent
+    // beside (or instead of) the signed-in one.
+    if (s.auth !== 'oauth') {
+      for (const key of ['client_id', 'client_secret', 'scopes', 'redirect_port'] as const) {
+        if (s[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} needs \`auth: oauth\` on this server`, input: s[key] });
+      }
+      return;
+    }
+    const header = Object.keys(s.headers).find((h) => h.toLowerCase() === 'authorization');
+    if (header) ctx.addIssue({ code: 'custom', path: ['headers', header], message: 'auth: oauth sends its own Authorization header; remove this one', input: header });
   })
   .describe('A remote MCP server reached over HTTP.');
 

@@ -49,6 +49,8 @@ export interface HttpServerSpec extends ServerCommon {
   headers: Record<string, string>;
   /** streamable-http first and legacy SSE as a fallback (`auto`), or fixed. */
   transport: 'auto' | 'streamable-http' | 'sse';
+  /** `auth: oauth`: signed in through main/auth/ (the client secret is in the redactor). */
+  oauth?: { clientId?: string; clientSecret?: string; scopes?: string[]; redirectPort?: number };
 }
 
 /** Gatehouse's own workspace tools server (issue 4), run as a stdio child like any other. */

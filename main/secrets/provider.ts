@@ -1,5 +1,6 @@
-// Where `${secret:NAME}` values come from. Environment-backed now; an OS keychain
-// provider (Electron safeStorage / libsecret) can implement the same interface later.
+// Where `${secret:NAME}` values come from. The host uses StoreSecretProvider (./store-provider.ts:
+// the OS keychain or its encrypted fallback, then the environment); this one reads only the
+// environment.
 
 export interface SecretProvider {
   /** The secret's value, or undefined when the provider does not have it. */

@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerSpec } from '../profiles/types';
 import type { Redactor } from '../secrets/redactor';
+import type { UpstreamOAuth } from '../auth/upstream-oauth';
 import { FramedStreamTransport } from '../protocol/framed-stream-transport';
 import { LineSplitter } from '../protocol/line-splitter';
 import { TappedTransport, transportObserver, type StderrBus, type TapMeta, type TrafficTap } from '../protocol/traffic-tap';
@@ -67,6 +68,8 @@ export interface ManagedServerOptions {
    * `notifications/tools/list_changed` handler (it refreshes `tools()`); do not set it.
    */
   clientFactory?: (serverId: string) => Client;
+  /** `auth: oauth` servers: the OAuth client the transport signs in with (main/auth/). */
+  oauth?: UpstreamOAuth;
   /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
   stdinGraceMs?: number;
   termGraceMs?: number;
@@ -137,6 +140,7 @@ export class ManagedServer extends EventEmitter<Events> {
     super();
     this.spec = opts.spec;
     this.id = opts.spec.id;
+    opts.oauth?.on('status', () => this.emitStatus());
   }
 
   /** The SDK client of the current run, only while the server is ready. */
@@ -172,6 +176,7 @@ export class ManagedServer extends EventEmitter<Events> {
       capabilities: this.state === 'ready' ? client?.getServerCapabilities() : undefined,
       toolCount: this.state === 'ready' ? this.toolList.length : undefined,
       instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
+      ...(this.opts.oauth ? { auth: this.opts.oauth.status() } : {}),
     };
   }
 
@@ -462,11 +467,13 @@ export class ManagedServer extends EventEmitter<Events> {
     if (spec.kind !== 'http') throw new Error('unreachable');
     const url = new URL(spec.url);
     const requestInit: RequestInit = { headers: spec.headers };
+    // The signed-in token goes only upstream, from the provider; nothing of an agent's request does.
+    const oauth = this.opts.oauth ? { authProvider: this.opts.oauth, fetch: this.opts.oauth.fetch } : {};
     this.currentRun = { run, command: spec.url, startedAt: this.startedAt ?? Date.now() };
     this.emit('run-started', this.currentRun);
     const wrap = (t: Transport) => new TappedTransport(t, this.opts.tap, this.tapMeta(), this.opts.redactor);
-    if (spec.transport === 'sse') return wrap(new SSEClientTransport(url, { requestInit }));
-    if (spec.transport === 'streamable-http') return wrap(new StreamableHTTPClientTransport(url, { requestInit }));
+    if (spec.transport === 'sse') return wrap(new SSEClientTransport(url, { requestInit, ...oauth }));
+    if (spec.transport === 'streamable-http') return wrap(new StreamableHTTPClientTransport(url, { requestInit, ...oauth }));
     // auto: the backwards-compatibility procedure of the MCP transports spec: POST an
     // InitializeRequest; a 4xx means a legacy SSE server. It must be `initialize`: a Streamable
     // HTTP server answers anything else without a session with 400, which is not "legacy".
@@ -491,12 +498,12 @@ export class ManagedServer extends EventEmitter<Events> {
           .catch(() => {});
       }
       if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403) {
-        return wrap(new SSEClientTransport(url, { requestInit }));
+        return wrap(new SSEClientTransport(url, { requestInit, ...oauth }));
       }
     } catch (err) {
       throw new Error(`cannot reach ${spec.url}: ${(err as Error).message}`);
     }
-    return wrap(new StreamableHTTPClientTransport(url, { requestInit }));
+    return wrap(new StreamableHTTPClientTransport(url, { requestInit, ...oauth }));
   }
 
   private tapMeta(): TapMeta {
@@ -619,6 +626,7 @@ export class ManagedServer extends EventEmitter<Events> {
   /** Set when restarting cannot help (the command does not exist): fail at once. */
   private permanentFailure = false;
 
+
   private onConnectionClosed(run: number): void {
     if (run !== this.run || this.stopping || this.runEnded.has(run)) return;
     if (this.child && this.pgid !== undefined) {
@@ -713,6 +721,13 @@ export class ManagedServer extends EventEmitter<Events> {
       return;
     }
     for (const w of waiters) w();
+    const auth = this.opts.oauth?.status();
+    if (auth?.state === 'sign-in-needed') {
+      // Restarting cannot sign in: wait, stopped, for a person to click Sign in.
+      this.setState('stopped', `sign-in needed: ${auth.reason ?? 'the server wants a sign-in'}`);
+      this.settleWaiters();
+      return;
+    }
     if (this.permanentFailure) {
       this.permanentFailure = false;
       this.setState('failed', `${reason}; not restarted (restarting cannot fix this)`);

@@ -4,7 +4,8 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ResolvedProfile } from '../profiles/types';
+import type { ResolvedProfile, ServerSpec } from '../profiles/types';
+import type { UpstreamOAuth } from '../auth/upstream-oauth';
 import type { StderrBus, TrafficTap } from '../protocol/traffic-tap';
 import { appRoot, toolsServerEntry } from '../paths';
 import { ManagedServer, type RunInfo } from './managed-server';
@@ -17,6 +18,8 @@ export interface SupervisorOptions {
   stderrBus: StderrBus;
   hostEnv?: NodeJS.ProcessEnv;
   clientFactory?: (serverId: string) => Client;
+  /** The OAuth client of an `auth: oauth` server (main/auth/auth-manager.ts). */
+  oauthFor?: (spec: ServerSpec) => UpstreamOAuth | undefined;
   stdinGraceMs?: number;
   termGraceMs?: number;
 }
@@ -58,6 +61,7 @@ export class Supervisor extends EventEmitter<Events> {
         hostEnv: this.opts.hostEnv,
         toolsServerEntry: toolsServerEntry(),
         clientFactory: this.opts.clientFactory,
+        oauth: this.opts.oauthFor?.(spec),
         stdinGraceMs: this.opts.stdinGraceMs,
         termGraceMs: this.opts.termGraceMs,
       });

@@ -1,4 +1,5 @@
 import type { Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthStatusInfo } from '../auth/upstream-oauth';
 
 /**
  * starting → ready (after `initialize` succeeds) → restarting / failed / stopped.
@@ -40,6 +41,8 @@ export interface ServerStatus {
   capabilities?: ServerCapabilities;
   toolCount?: number;
   instructions?: string;
+  /** `auth: oauth` servers: signed in or not, until when (never a token). */
+  auth?: AuthStatusInfo;
 }
 
 export type { Tool };

@@ -96,7 +96,8 @@ describe('Claude Code', () => {
         env: { MEMORY_FILE_PATH: '${env:MEMORY_DIR:-/tmp}/memory.jsonl' },
       },
       sentry: { url: 'https://mcp.sentry.dev/mcp', headers: { Authorization: 'Bearer ${secret:SENTRY_AUTH_TOKEN}' }, transport: 'streamable-http' },
-      linear: { url: 'https://mcp.linear.app/sse', transport: 'sse' },
+      // Claude Code signs in to a remote server that answers 401; so does the imported profile.
+      linear: { url: 'https://mcp.linear.app/sse', transport: 'sse', auth: 'oauth' },
       'anthropic-tools': {
         command: 'node',
         args: ['${workspace}/tools/server.js', '--port', '${env:TOOLS_PORT:-7000}'],

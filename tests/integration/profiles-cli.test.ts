@@ -84,7 +84,7 @@ describe('gatehouse profiles validate', () => {
     const r = gatehouse(['validate', '--resolve', f], { HAVE_IT: 'value-of-the-secret' });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'secret.yaml:5:40 servers.a.env.B: secret FILES_KEY is not set (looked in environment variable GATEHOUSE_SECRET_FILES_KEY or FILES_KEY)\n',
+      "secret.yaml:5:40 servers.a.env.B: secret FILES_KEY is not set (looked in the secret store (gatehouse secrets set FILES_KEY) or environment variable GATEHOUSE_SECRET_FILES_KEY or FILES_KEY)\n",
     );
     expect(r.stderr + r.stdout).not.toContain('value-of-the-secret');
     expect(gatehouse(['validate', '--resolve', f], { HAVE_IT: 'value-of-the-secret', GATEHOUSE_SECRET_FILES_KEY: 'k-1234' }).code).toBe(0);

@@ -6,6 +6,7 @@
 // so (env / header / flag names with TOKEN, KEY, SECRET, PASSWORD, AUTH, CREDENTIAL), it is an
 // Authorization header, or its shape is a known token format (sk-…, ghp_…, xox…-, long hex or
 // base64 runs). False positives cost the user one environment variable; false negatives leak.
+import { liftMcpRemote, type DraftOAuth } from './oauth';
 import { ENV_NAME_RE, SERVER_ID_RE, type PolicyRuleSchema, type ProfileInput } from '../schema';
 import type { z } from 'zod';
 import type { ImportFormat, ImportOptions, ImportResult, ImportedSecret } from './types';
@@ -273,6 +274,8 @@ export interface ServerDraft {
   disabledTools?: string[];
   /** Where the tool lists came from, for rule reasons. */
   toolListKeys?: { enabled: string; disabled: string };
+  /** Becomes `auth: oauth` (./oauth.ts). */
+  oauth?: DraftOAuth;
 }
 
 export class ProfileBuilder {
@@ -432,7 +435,8 @@ export class ProfileBuilder {
     return this.scanValue(`${serverId}_TOKEN`, serverId, this.querySecrets(serverId, url, from), from);
   }
 
-  addServer(d: ServerDraft): void {
+  addServer(draft: ServerDraft): void {
+    const d = liftMcpRemote(this, draft);
     let id = sanitizeServerId(d.name);
     if (this.servers[id] !== undefined) {
       let n = 2;
@@ -477,6 +481,13 @@ export class ProfileBuilder {
       for (const [k, v] of Object.entries(d.headers ?? {})) headers[k] = this.headerValue(id, k, v, `${d.from}.headers.${k}`);
       if (Object.keys(headers).length) server.headers = headers;
       if (d.transport && d.transport !== 'auto') server.transport = d.transport;
+      if (d.oauth) {
+        server.auth = 'oauth';
+        if (d.oauth.clientId) server.client_id = d.oauth.clientId;
+        if (d.oauth.clientSecretValue) server.client_secret = this.secretWhole(`${id}_CLIENT_SECRET`, id, d.oauth.clientSecretValue, `${d.from}.oauth client secret`);
+        if (d.oauth.scopes?.length) server.scopes = d.oauth.scopes;
+        if (d.oauth.redirectPort) server.redirect_port = d.oauth.redirectPort;
+      }
     } else {
       throw new Error(`internal: draft ${d.from} has neither command nor url`);
     }

@@ -1,7 +1,7 @@
 // The JSON formats share one walk: a top-level map of servers (`mcpServers`, or `servers` for
 // VS Code), each entry turned into a draft by common.ts#jsonEntryDraft with the format's own
 // `${…}` translation. Top-level keys other than the server map are reported, not guessed at.
-import { ImportError, ProfileBuilder, isObject, jsonEntryDraft, keyPath, parseJsonc, type JsonEntryHooks } from './common';
+import { ImportError, ProfileBuilder, isObject, jsonEntryDraft, keyPath, parseJsonc, type JsonEntryHooks, type ServerDraft } from './common';
 import type { ImportFormat, ImportOptions, ImportResult } from './types';
 
 export interface JsonFamilySpec {
@@ -12,6 +12,8 @@ export interface JsonFamilySpec {
   /** Top-level keys that are expected and silently skipped (the client's other settings). */
   ignoreTopLevel?: (key: string) => boolean;
   hooks(b: ProfileBuilder, root: Record<string, unknown>): JsonEntryHooks;
+  /** Runs on each finished entry before it is added (e.g. ./oauth.ts remoteSignsIn). */
+  afterEntry?: (draft: ServerDraft) => void;
 }
 
 export function importJsonFamily(text: string, opts: ImportOptions, spec: JsonFamilySpec): ImportResult {
@@ -30,6 +32,7 @@ export function importJsonFamily(text: string, opts: ImportOptions, spec: JsonFa
   for (const [name, entry] of Object.entries(servers ?? {})) {
     const from = keyPath(spec.container, name);
     const draft = jsonEntryDraft(b, name, entry, from, hooks);
+    if (draft) spec.afterEntry?.(draft);
     if (draft) b.addServer(draft);
   }
   return b.build();

@@ -10,6 +10,7 @@
 import { envNameFrom, isObject, type ProfileBuilder } from './common';
 import { editorRefs } from './cursor';
 import { importJsonFamily, peekJson, slashPath } from './json-family';
+import { remoteSignsIn } from './oauth';
 import type { Importer } from './types';
 
 interface InputDecl {
@@ -51,6 +52,8 @@ export const vscodeImporter: Importer = {
   importConfig(text, opts) {
     return importJsonFamily(text, opts, {
       format: 'vscode',
+      // The client signs in to a remote server that answers 401; Gatehouse does the same.
+      afterEntry: remoteSignsIn,
       label: 'VS Code',
       container: 'servers',
       ignoreTopLevel: (key) => key === 'inputs',

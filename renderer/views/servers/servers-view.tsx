@@ -21,6 +21,7 @@ import { useStore } from '../../state/store';
 import type { LaunchSummary, ServerStatus } from '../../state/types';
 import { ExportModelButton } from './export-model-button';
 import { WorkspaceNote } from './workspace-note';
+import { ServerSignIn } from './server-sign-in';
 
 type Action = 'restart' | 'stop' | 'start';
 
@@ -176,6 +177,8 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
           Open logs
         </Button>
       </div>
+
+      <ServerSignIn launch={launch} server={s} />
 
       {crashed && s.lastExit ? (
         <Banner
