@@ -163,6 +163,7 @@ export class Host extends EventEmitter<HostEvents> {
       stderrBus: this.stderrBus,
       hostEnv: this.env,
       clientFactory: (serverId) => gateway.createUpstreamClient(serverId),
+      channelRoutes: (serverId) => gateway.upstreamRoutes(serverId),
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
     });

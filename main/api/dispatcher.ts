@@ -208,7 +208,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         return { result: result as CommandOutput<'tools:call'>['result'], exchange };
       } catch (err) {
         // Unknown tool, or a JSON-RPC error from the server: shown to the person, not thrown.
-        const message = err instanceof McpError ? `${err.message} (code ${err.code})` : (err as Error).message;
+        const code = (err as { code?: unknown }).code;
+        const message = err instanceof McpError || typeof code === 'number' ? `${(err as Error).message} (code ${String(code)})` : (err as Error).message;
         return { error: message, exchange };
       }
     },

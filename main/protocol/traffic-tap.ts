@@ -9,7 +9,7 @@ import { BoundedBus, type BoundedBusOptions } from './bounded-bus';
 import type { DecodedFault, WireFraming } from './framing';
 import type { FramedStreamObserver } from './framed-stream-transport';
 import { attachJsonText, offerSendText } from './json-text';
-import type { StderrLine, TrafficDirection, TrafficEvent, TrafficKind, TrafficRecord } from './types';
+import type { ExchangeStamp, StderrLine, TrafficDirection, TrafficEvent, TrafficKind, TrafficRecord } from './types';
 
 export class TrafficTap extends BoundedBus<TrafficEvent> {
   constructor(options: BoundedBusOptions = {}) {
@@ -47,27 +47,21 @@ export interface TapMeta {
   inbound: TrafficDirection;
   /** Direction of what this transport sends (e.g. `gateway_to_server`). */
   outbound: TrafficDirection;
-  /**
-   * Cross-hop correlation from the gateway: extra fields for a message's record (exchange,
-   * tool, decision). What it returns for a request is also stamped on that request's response.
-   * Called synchronously on the protocol path: it must be cheap and must not throw.
-   */
-  annotate?: (message: JSONRPCMessage, outbound: boolean, cls: MessageClass) => Annotation | undefined;
 }
 
-export type Annotation = Partial<Pick<TrafficRecord, 'exchange' | 'tool' | 'decision' | 'agentSession'>>;
-
-type OpenRequest = { method: string; ts: number; note?: Annotation };
+type OpenRequest = { method: string; ts: number };
 
 /** Requests remembered for response method/latency; beyond this the oldest are forgotten. */
 const MAX_OPEN_REQUESTS = 10_000;
 
 /**
- * Builds records for one hop. It remembers each open request's method and start time, so a
- * response carries the method it answers and the hop's latency (the gateway correlates
- * across hops; this is only one hop).
+ * Builds records for one hop. A message that belongs to an exchange is stamped by the code
+ * that carries it (the exchange channel), which passes the exchange and, for a response, when
+ * this hop's request went: the record gets exchange, tool, decision, method and latency from
+ * there. Other requests (initialize, lists, ping) are paired here, per hop, for method and
+ * latency only.
  */
-class HopRecorder {
+export class HopRecorder {
   // Requests we sent (answered inbound) and requests we received (answered outbound).
   private readonly sent = new Map<RequestId, OpenRequest>();
   private readonly received = new Map<RequestId, OpenRequest>();
@@ -78,8 +72,11 @@ class HopRecorder {
     private readonly redactor: Redactor | undefined,
   ) {}
 
-  /** `text`, when given, is JSON.stringify(message), already made by the caller. */
-  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string): void {
+  /**
+   * `text`, when given, is JSON.stringify(message), already made by the caller. `stamp`: the
+   * exchange the message belongs to; `since`: for a response, when this hop's request crossed.
+   */
+  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string, stamp?: ExchangeStamp, since?: number): void {
     const ts = now();
     const cls = classifyMessage(message);
     const record: TrafficRecord = {
@@ -99,10 +96,17 @@ class HopRecorder {
     if (this.meta.agentSession !== undefined) record.agentSession = this.meta.agentSession;
     if (cls.id !== undefined) record.id = cls.id;
     if (cls.method !== undefined) record.method = cls.method;
-    const note = this.meta.annotate?.(message, outbound, cls);
-
-    if (cls.kind === 'request' && cls.id !== undefined && cls.method !== undefined) {
-      remember(outbound ? this.sent : this.received, cls.id, note ? { method: cls.method, ts, note } : { method: cls.method, ts });
+    if (stamp) {
+      record.exchange = stamp.id;
+      if (stamp.tool !== undefined) record.tool = stamp.tool;
+      if (stamp.decision !== undefined) record.decision = stamp.decision;
+      if (record.agentSession === undefined && stamp.agentSession !== undefined) record.agentSession = stamp.agentSession;
+      if (cls.kind === 'response' || cls.kind === 'error') {
+        record.method = stamp.method;
+        if (since !== undefined) record.latencyMs = ts - since;
+      }
+    } else if (cls.kind === 'request' && cls.id !== undefined && cls.method !== undefined) {
+      remember(outbound ? this.sent : this.received, cls.id, { method: cls.method, ts });
     } else if ((cls.kind === 'response' || cls.kind === 'error') && cls.id !== undefined) {
       const open = outbound ? this.received : this.sent;
       const req = open.get(cls.id);
@@ -110,10 +114,8 @@ class HopRecorder {
         open.delete(cls.id);
         record.method = req.method;
         record.latencyMs = ts - req.ts;
-        if (req.note) Object.assign(record, req.note);
       }
     }
-    if (note) Object.assign(record, note);
     this.tap.publish(record);
   }
 
@@ -221,6 +223,6 @@ function remember(map: Map<RequestId, OpenRequest>, id: RequestId, value: OpenRe
   map.set(id, value);
 }
 
-function now(): number {
+export function now(): number {
   return performance.timeOrigin + performance.now();
 }

@@ -9,8 +9,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { z } from 'zod';
 import {
   ErrorCode,
   LATEST_PROTOCOL_VERSION,
@@ -23,7 +21,8 @@ import type { ServerSpec } from '../profiles/types';
 import type { Redactor } from '../secrets/redactor';
 import { FramedStreamTransport } from '../protocol/framed-stream-transport';
 import { LineSplitter } from '../protocol/line-splitter';
-import { TappedTransport, transportObserver, type StderrBus, type TapMeta, type TrafficTap } from '../protocol/traffic-tap';
+import type { StderrBus, TapMeta, TrafficTap } from '../protocol/traffic-tap';
+import { ExchangeChannel, type ChannelRoutes } from '../protocol/exchange-channel';
 import { buildServerEnv } from './env';
 import { CommandNotFoundError, resolveCommand } from './shell-path';
 import { bundledBinEntry } from './bundled-bins';
@@ -61,6 +60,11 @@ export interface ManagedServerOptions {
    * `notifications/tools/list_changed` handler (it refreshes `tools()`); do not set it.
    */
   clientFactory?: (serverId: string) => Client;
+  /**
+   * How the run's channel routes what arrives beneath the SDK client (the gateway's: a
+   * server→client request opens an exchange; progress for a gateway token goes to its call).
+   */
+  channelRoutes?: (serverId: string) => ChannelRoutes;
   /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
   stdinGraceMs?: number;
   termGraceMs?: number;
@@ -72,13 +76,6 @@ export interface RunInfo {
   command: string;
   cwd?: string;
   startedAt: number;
-}
-
-export interface ExchangeAnnotation {
-  exchange: string;
-  agentSession?: string;
-  tool?: string;
-  decision?: 'ALLOW' | 'APPROVAL' | 'DENY';
 }
 
 type Events = {
@@ -110,6 +107,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private child: ChildProcess | undefined;
   private pgid: number | undefined;
   private currentClient: Client | undefined;
+  private currentChannel: ExchangeChannel | undefined;
   private currentRun: RunInfo | undefined;
   private startedAt: number | undefined;
   private readyAt: number | undefined;
@@ -123,7 +121,6 @@ export class ManagedServer extends EventEmitter<Events> {
   private protocolFaults = 0;
   private protocolVersion: string | undefined;
   private toolList: Tool[] = [];
-  private nextAnnotation: ExchangeAnnotation | undefined;
   private settledWaiters: Array<() => void> = [];
   private exitWaiters: Array<() => void> = [];
 
@@ -136,6 +133,14 @@ export class ManagedServer extends EventEmitter<Events> {
   /** The SDK client of the current run, only while the server is ready. */
   get client(): Client | undefined {
     return this.state === 'ready' ? this.currentClient : undefined;
+  }
+
+  /**
+   * The channel beneath the SDK client, only while the server is ready: the gateway forwards
+   * calls through it with ids it assigns (the client keeps the lifecycle).
+   */
+  get channel(): ExchangeChannel | undefined {
+    return this.state === 'ready' ? this.currentChannel : undefined;
   }
 
   tools(): Tool[] {
@@ -167,42 +172,6 @@ export class ManagedServer extends EventEmitter<Events> {
       toolCount: this.state === 'ready' ? this.toolList.length : undefined,
       instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
     };
-  }
-
-  /**
-   * A request whose upstream leg is tagged with the downstream exchange, so the traffic tap can
-   * show the agent-side call and its upstream leg as one exchange. The SDK sends synchronously
-   * inside Client.request (checked in SDK 1.32's Protocol.request), so the tag set here is the
-   * one the outbound observer sees for this request.
-   */
-  requestAnnotated<T extends z.ZodType>(
-    request: { method: string; params?: Record<string, unknown> },
-    schema: T,
-    options: RequestOptions,
-    annotation: ExchangeAnnotation,
-  ): Promise<z.infer<T>> {
-    const client = this.client;
-    if (!client) {
-      return Promise.reject(new McpError(ErrorCode.ConnectionClosed, `server '${this.id}' is ${this.state} (${this.reason})`));
-    }
-    this.nextAnnotation = annotation;
-    let pending: Promise<z.infer<T>>;
-    try {
-      pending = client.request(request as never, schema as never, options) as Promise<z.infer<T>>;
-    } finally {
-      this.nextAnnotation = undefined;
-    }
-    return pending.catch((err: unknown) => {
-      // The SDK rejects in-flight requests with a bare "Connection closed": say which server
-      // went away, so the agent (and the person reading the traffic) knows what happened.
-      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-        throw new McpError(
-          ErrorCode.ConnectionClosed,
-          `server '${this.id}' went away while this request was in flight (${this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout'}); the request was not retried`,
-        );
-      }
-      throw err;
-    });
   }
 
   /** The full stderr ring (redacted), for a late-attaching view. */
@@ -286,8 +255,18 @@ export class ManagedServer extends EventEmitter<Events> {
     this.setState('starting', this.run === 1 ? 'launching' : `restart ${this.attempt} of ${this.spec.restart.maxRestarts}`);
     let client: Client;
     try {
-      const transport = this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run);
+      const channel = new ExchangeChannel({
+        tap: this.opts.tap,
+        meta: this.tapMeta(),
+        redactor: this.opts.redactor,
+        observed: this.spec.kind !== 'http',
+        routes: this.opts.channelRoutes?.(this.id),
+        // The SDK would say a bare "Connection closed": say which server went away.
+        closedMessage: `server '${this.id}' went away while this request was in flight (${this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout'}); the request was not retried`,
+      });
+      const transport = channel.attach(this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run, channel));
       if (run !== this.run) return;
+      this.currentChannel = channel;
       client = this.opts.clientFactory?.(this.id) ?? new Client({ name: 'gatehouse', version: '0.1.0' }, { capabilities: {} });
       this.currentClient = client;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -323,7 +302,7 @@ export class ManagedServer extends EventEmitter<Events> {
     this.settleWaiters();
   }
 
-  private spawnChild(run: number): Transport {
+  private spawnChild(run: number, channel: ExchangeChannel): Transport {
     const spec = this.spec;
     if (spec.kind === 'http') throw new Error('unreachable');
     const env = buildServerEnv({ env: spec.env, inheritEnv: spec.inheritEnv }, this.opts.hostEnv ?? process.env, {
@@ -405,7 +384,7 @@ export class ManagedServer extends EventEmitter<Events> {
     child.stdin!.on('error', () => {});
     this.emit('run-started', runInfo);
 
-    const observer = transportObserver(this.opts.tap, this.tapMeta(), this.opts.redactor);
+    const observer = channel.observer;
     this.heardFromRun = false;
     const auto = spec.kind === 'stdio' && spec.framing === 'auto';
     return new FramedStreamTransport(child.stdout!, child.stdin!, {
@@ -437,9 +416,8 @@ export class ManagedServer extends EventEmitter<Events> {
     const requestInit: RequestInit = { headers: spec.headers };
     this.currentRun = { run, command: spec.url, startedAt: this.startedAt ?? Date.now() };
     this.emit('run-started', this.currentRun);
-    const wrap = (t: Transport) => new TappedTransport(t, this.opts.tap, this.tapMeta(), this.opts.redactor);
-    if (spec.transport === 'sse') return wrap(new SSEClientTransport(url, { requestInit }));
-    if (spec.transport === 'streamable-http') return wrap(new StreamableHTTPClientTransport(url, { requestInit }));
+    if (spec.transport === 'sse') return new SSEClientTransport(url, { requestInit });
+    if (spec.transport === 'streamable-http') return new StreamableHTTPClientTransport(url, { requestInit });
     // auto: the backwards-compatibility procedure of the MCP transports spec: POST an
     // InitializeRequest; a 4xx means a legacy SSE server. It must be `initialize`: a Streamable
     // HTTP server answers anything else without a session with 400, which is not "legacy".
@@ -464,12 +442,12 @@ export class ManagedServer extends EventEmitter<Events> {
           .catch(() => {});
       }
       if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403) {
-        return wrap(new SSEClientTransport(url, { requestInit }));
+        return new SSEClientTransport(url, { requestInit });
       }
     } catch (err) {
       throw new Error(`cannot reach ${spec.url}: ${(err as Error).message}`);
     }
-    return wrap(new StreamableHTTPClientTransport(url, { requestInit }));
+    return new StreamableHTTPClientTransport(url, { requestInit });
   }
 
   private tapMeta(): TapMeta {
@@ -478,8 +456,6 @@ export class ManagedServer extends EventEmitter<Events> {
       server: this.id,
       inbound: 'server_to_gateway',
       outbound: 'gateway_to_server',
-      // The upstream leg of a gateway call carries the downstream exchange (see requestAnnotated).
-      annotate: (_msg, outbound, cls) => (outbound && cls.kind === 'request' ? this.nextAnnotation : undefined),
     };
   }
 
@@ -627,6 +603,7 @@ export class ManagedServer extends EventEmitter<Events> {
     this.child = undefined;
     const client = this.currentClient;
     this.currentClient = undefined;
+    this.currentChannel = undefined;
     // Requests in flight fail at once (the SDK rejects them with ConnectionClosed on close).
     void client?.close().catch(() => {});
     this.toolList = [];

@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedProfile } from '../profiles/types';
 import type { StderrBus, TrafficTap } from '../protocol/traffic-tap';
+import type { ChannelRoutes } from '../protocol/exchange-channel';
 import { appRoot, toolsServerEntry } from '../paths';
 import { ManagedServer, type RunInfo } from './managed-server';
 import { resolveSearchPath } from './shell-path';
@@ -17,6 +18,7 @@ export interface SupervisorOptions {
   stderrBus: StderrBus;
   hostEnv?: NodeJS.ProcessEnv;
   clientFactory?: (serverId: string) => Client;
+  channelRoutes?: (serverId: string) => ChannelRoutes;
   stdinGraceMs?: number;
   termGraceMs?: number;
 }
@@ -58,6 +60,7 @@ export class Supervisor extends EventEmitter<Events> {
         hostEnv: this.opts.hostEnv,
         toolsServerEntry: toolsServerEntry(),
         clientFactory: this.opts.clientFactory,
+        channelRoutes: this.opts.channelRoutes,
         stdinGraceMs: this.opts.stdinGraceMs,
         termGraceMs: this.opts.termGraceMs,
       });

@@ -122,7 +122,29 @@ describe('stdio gateway (quiet)', () => {
     expect(f.message).toMatchObject({ id: 'no-name', error: { code: -32602 } });
     const g = await peer.request('unknown-tool', 'tools/call', { name: 'no_such_tool', arguments: {} });
     expect(g.message).toMatchObject({ id: 'unknown-tool', error: { code: -32602 } });
-    expect((g.message.error as { message: string }).message).toMatch(/Unknown tool: no_such_tool/);
+    // The gateway's own error carries no "MCP error -32602:" prefix: a client SDK adds its own once.
+    expect((g.message.error as { message: string }).message).toBe('Unknown tool: no_such_tool');
+  });
+
+  it('answers 5 legacy envelopes sent back to back in the order they arrived', async () => {
+    const from = peer.frames.length;
+    const envelopes = [
+      { tool_name: 'echo', arguments: { message: 'first-of-five' } },
+      { tool_name: 'no_such_tool_2', arguments: {} },
+      { tool_name: 'read_file', arguments: { file_path: 'hello.txt' } },
+      { tool_name: 'no_such_tool_4', arguments: {} },
+      { tool_name: 'echo', arguments: { message: 'fifth-of-five' } },
+    ];
+    // One write: the gateway reads them in one chunk, and the fast failures would overtake the calls.
+    peer.sendText(envelopes.map((e) => JSON.stringify(e)).join('\n'));
+    await waitFor(() => peer.frames.slice(from).filter((f) => 'status' in f.message).length >= 5, 'five legacy replies');
+    const replies = peer.frames.slice(from).filter((f) => 'status' in f.message).map((f) => JSON.stringify(f.message));
+    expect(replies).toHaveLength(5);
+    expect(replies[0]).toContain('first-of-five');
+    expect(replies[1]).toContain('no_such_tool_2');
+    expect(replies[2]).toContain('hello from the workspace');
+    expect(replies[3]).toContain('no_such_tool_4');
+    expect(replies[4]).toContain('fifth-of-five');
   });
 
   it('runs the legacy envelope: success', async () => {
