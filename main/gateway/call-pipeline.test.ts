@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalBroker } from '../approvals/broker';
 import { compilePolicy } from '../policy/engine';
-import type { PolicyRule } from '../policy/types';
+import type { PolicyRule } from '../profiles/types';
 import type { ChannelRequestOptions, RpcReply } from '../protocol/exchange-channel';
 import { CallPipeline, type DecisionEvent, type UpstreamPort } from './call-pipeline';
 import { GatewayError } from './errors';
