@@ -18,6 +18,7 @@ import { StderrBus, TrafficTap } from './protocol/traffic-tap';
 import { Supervisor } from './supervisor/supervisor';
 import type { ServerStatus } from './supervisor/types';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
+import { exchangeRecord } from './gateway/exchanges';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
 import { appRoot, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
@@ -221,6 +222,10 @@ export class Host extends EventEmitter<HostEvents> {
         args: d.args,
       }),
     );
+    // One row per call, from arrival (pending) to its end: calls that never reached a server too.
+    gateway.exchanges.on('opened', (ex) => writer.exchange(exchangeRecord(ex)));
+    // On the next turn: the answer's wire size is known once the channel has written it.
+    gateway.exchanges.on('closed', (ex) => setImmediate(() => writer.exchange(exchangeRecord(ex))));
     gateway.on('agent-session', (a) => {
       if (a.ended) writer.agentSessionEnded(a.id, { endedAt: a.ended });
       else

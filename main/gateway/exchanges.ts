@@ -216,6 +216,37 @@ function key(server: string, id: RequestId, space = ''): string {
 /** The reason an exchange's signal aborts when it is cancelled. */
 export class CancelledError extends Error {}
 
+/** The exchange as one flat row (the audit store's `exchanges` table, the host API). */
+export function exchangeRecord(ex: Exchange) {
+  return {
+    id: ex.id,
+    ts: ex.receivedAt,
+    session: ex.session,
+    agentSession: ex.agentSession,
+    kind: ex.kind,
+    method: ex.method,
+    server: ex.server,
+    tool: ex.tool,
+    advertised: ex.advertised,
+    parent: ex.parent,
+    downstreamId: ex.downstreamId ?? undefined,
+    upstreamId: ex.upstreamId ?? undefined,
+    decision: ex.decision,
+    decidedBy: ex.decidedBy,
+    rule: ex.rule,
+    answeredBy: ex.answeredBy,
+    reason: ex.reason,
+    outcome: ex.outcome ?? 'pending',
+    error: ex.error,
+    decidedAt: ex.decidedAt,
+    sentAt: ex.sentAt,
+    answeredAt: ex.answeredAt,
+    latencyMs: exchangeLatency(ex),
+    requestBytes: ex.requestBytes,
+    responseBytes: ex.responseBytes,
+  };
+}
+
 /** Milliseconds from arrival to answer, when answered. */
 export function exchangeLatency(ex: Exchange): number | undefined {
   return ex.answeredAt !== undefined ? ex.answeredAt - ex.receivedAt : undefined;

@@ -235,6 +235,7 @@ export class ExchangeChannel implements Transport {
         if (id !== undefined && id !== null) {
           const route = this.opts.routes?.request?.(message as JSONRPCRequest);
           if (route) {
+            route.stamp.requestBytes = bytes;
             this.remember(this.served, id, { stamp: route.stamp, since: now(), handle: route.handle });
             return this.recorder.message(message, bytes, false, text, route.stamp);
           }
@@ -266,7 +267,10 @@ export class ExchangeChannel implements Transport {
       return this.recorder.message(message, bytes, true, text, this.outStamps.get(message));
     }
     const s = id !== undefined && id !== null ? this.served.get(id) : undefined;
-    if (s) this.served.delete(id!);
+    if (s) {
+      this.served.delete(id!);
+      s.stamp.responseBytes = bytes;
+    }
     this.recorder.message(message, bytes, true, text, s?.stamp, s?.since);
   }
 

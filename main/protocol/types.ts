@@ -50,6 +50,9 @@ export interface ExchangeStamp {
   tool?: string;
   decision?: 'ALLOW' | 'APPROVAL' | 'DENY';
   method: string;
+  /** Filled by the channel that received the request and sent its answer: wire sizes. */
+  requestBytes?: number;
+  responseBytes?: number;
 }
 
 /** What a recorder hands to the tap: everything but the sequence number. */
