@@ -47,6 +47,12 @@ export interface LaunchOptions {
   /** Start the profile's agent in a terminal when it has one with `autostart` (needs httpPort). */
   startAgent?: boolean;
   kind?: 'launch' | 'gateway' | 'serve';
+  /**
+   * Resolve once every server is ready or has failed (default). `false`: resolve as soon as
+   * the gateway can answer (HTTP listening); servers come up behind it and are announced with
+   * list_changed (issue 11: one slow server never holds up the gateway).
+   */
+  waitForServers?: boolean;
 }
 
 /**
@@ -174,7 +180,8 @@ export class Host extends EventEmitter<HostEvents> {
     supervisor.on('status', (s) => this.emit('server-status', id, s));
     gateway.on('decision', (d) => this.emit('decision', d));
     gateway.attach(supervisor);
-    await supervisor.startAll();
+    // The endpoint listens before the servers are up: initialize is answered at once.
+    const started = supervisor.startAll();
     if (opts.httpPort !== undefined) {
       launch.token = opts.token ?? this.env.GATEHOUSE_TOKEN ?? generateToken();
       launch.endpoint = await startHttpEndpoint({
@@ -185,6 +192,8 @@ export class Host extends EventEmitter<HostEvents> {
         token: launch.token,
       });
     }
+    if (opts.waitForServers !== false) await started;
+    else void started.catch(() => {});
     this.emit('launched', launch);
     if (opts.startAgent && profile.agent?.autostart && launch.endpoint) {
       const opened = await this.openTerminal(id).catch((err: Error) => ({ unavailable: err.message }));

@@ -59,6 +59,8 @@ export interface PipelinePorts {
   describeServer(serverId: string): string;
   capabilitiesReport(): Record<string, unknown>;
   decided(d: DecisionEvent): void;
+  /** Resolves once servers on their first start are up (bounded): a name not listed yet may be theirs. */
+  firstStarts?(): Promise<void>;
 }
 
 /** Where a call's progress goes: the calling session's channel (downstream token put back by the caller). */
@@ -102,7 +104,11 @@ export class CallPipeline {
    */
   async callTool(ex: Exchange, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>, progress?: ProgressSink): Promise<CallToolResult> {
     const { table } = this.ports;
-    const target = this.ports.surface().lookup.get(name);
+    let target = this.ports.surface().lookup.get(name);
+    if (!target && this.ports.firstStarts) {
+      await this.ports.firstStarts();
+      target = this.ports.surface().lookup.get(name);
+    }
     if (!target) {
       // MCP 2025-11-25 (server/tools, Error Handling): unknown tools are a protocol error.
       const message = `Unknown tool: ${name}`;

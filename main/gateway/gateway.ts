@@ -42,7 +42,15 @@ export interface GatewayOptions {
   policy: Policy;
   broker: ApprovalBroker;
   toolSurface?: ToolSurface;
+  /**
+   * How long tools/list (and a call to a name not listed yet) may wait for servers still on
+   * their first start. initialize never waits; a server that takes longer is announced with
+   * notifications/tools/list_changed when it is ready. Default 5 s (GATEHOUSE_START_GRACE_MS).
+   */
+  startGraceMs?: number;
 }
+
+const DEFAULT_START_GRACE_MS = 5_000;
 
 /** A call that did not come in as a downstream JSON-RPC request (the Tool console, a legacy envelope). */
 export interface CallContext {
@@ -63,9 +71,13 @@ export class Gateway extends EventEmitter<Events> {
   private readonly pipeline: CallPipeline;
   private readonly sessions: Sessions;
   private readonly serverRequests: ServerRequests;
+  private readonly startGraceMs: number;
+  private startWaiters = new Set<() => void>();
 
   constructor(opts: GatewayOptions) {
     super();
+    const fromEnv = Number(process.env.GATEHOUSE_START_GRACE_MS);
+    this.startGraceMs = opts.startGraceMs ?? (Number.isFinite(fromEnv) && fromEnv >= 0 && process.env.GATEHOUSE_START_GRACE_MS ? fromEnv : DEFAULT_START_GRACE_MS);
     this.session = opts.session;
     this.profile = opts.profile;
     this.policy = opts.policy;
@@ -88,6 +100,7 @@ export class Gateway extends EventEmitter<Events> {
       },
       capabilitiesReport: () => this.capabilitiesReport() as unknown as Record<string, unknown>,
       decided,
+      firstStarts: () => this.firstStarts(),
     });
     this.sessions = new Sessions({
       session: this.session,
@@ -97,6 +110,7 @@ export class Gateway extends EventEmitter<Events> {
       catalog: this.catalog,
       broker: opts.broker,
       capabilities: () => this.capabilities(),
+      firstStarts: () => this.firstStarts(),
       upstreamRequest: (id, method, params, signal) => this.lifecycleRequest(id, method, params, signal),
       sessionEvent: (info) => this.emit('agent-session', info),
     });
@@ -120,6 +134,7 @@ export class Gateway extends EventEmitter<Events> {
       this.refreshSurface();
     });
     supervisor.on('status', (s) => {
+      if (s.state !== 'starting') this.wakeStartWaiters();
       if (s.state !== 'ready') return;
       void this.catalog.refreshCatalogs(s.id);
       // A restarted server starts at its default level: give it the sessions' level again.
@@ -138,6 +153,46 @@ export class Gateway extends EventEmitter<Events> {
     return this.catalog.currentSurface();
   }
 
+  /** Servers on their first start (never ready yet, not yet failed once). */
+  private startingServers(): number {
+    if (!this.supervisor) return 0;
+    let n = 0;
+    for (const spec of this.profile.servers) {
+      if (spec.disabled) continue;
+      // Not created yet: the supervisor is still finding the PATH it starts servers on.
+      const server = this.supervisor.get(spec.id);
+      const s = server?.status();
+      if (!s || (s.state === 'starting' && s.restarts === 0 && s.readyAt === undefined)) n++;
+    }
+    return n;
+  }
+
+  /**
+   * Resolves once no server is on its first start, or after the start grace: what a tools/list
+   * waits for, so a client that lists right after initialize sees the servers that come up in
+   * time, and one silent server delays nobody for longer than the grace.
+   */
+  firstStarts(): Promise<void> {
+    if (this.startingServers() === 0 || this.startGraceMs <= 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.startWaiters.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (this.startingServers() === 0) done();
+      };
+      const timer = setTimeout(done, this.startGraceMs);
+      timer.unref?.();
+      this.startWaiters.add(check);
+    });
+  }
+
+  private wakeStartWaiters(): void {
+    for (const w of [...this.startWaiters]) w();
+  }
+
   agentSessions(): AgentSessionInfo[] {
     return this.sessions.list();
   }
@@ -149,9 +204,19 @@ export class Gateway extends EventEmitter<Events> {
     if (!first) this.sessions.toolListChanged();
   }
 
-  /** Union of what the servers can do, plus what the gateway itself always offers. */
+  /**
+   * Union of what the servers can do, plus what the gateway itself always offers. A session
+   * opened while a server is still on its first start cannot know yet whether it will offer
+   * prompts or resources, and the SDK cannot add capabilities to a session later: it gets them
+   * declared (their lists are empty until such a server is ready, then list_changed follows).
+   */
   capabilities(): ServerCapabilities {
     const caps: ServerCapabilities = { tools: { listChanged: true }, logging: {} };
+    if (this.startingServers() > 0) {
+      caps.prompts = { listChanged: true };
+      caps.resources = { listChanged: true, subscribe: true };
+      caps.completions = {};
+    }
     for (const server of this.supervisor?.servers.values() ?? []) {
       const c = server.status().capabilities;
       if (!c) continue;

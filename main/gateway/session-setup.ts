@@ -72,6 +72,8 @@ export interface SessionDeps {
   catalog: Catalog;
   broker: ApprovalBroker;
   capabilities(): ServerCapabilities;
+  /** Resolves once servers on their first start are up (bounded by the start grace). */
+  firstStarts(): Promise<void>;
   upstreamRequest(serverId: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
   sessionEvent(info: AgentSessionInfo & { ended?: number }): void;
 }
@@ -231,13 +233,15 @@ export class Sessions implements SessionsPort {
     const touch = () => (state.lastActive = Date.now());
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       touch();
+      await this.deps.firstStarts();
       return { tools: advertisedTools(catalog.currentSurface()) };
     });
     // The SDK refuses handlers for capabilities we did not declare; declare what the servers have.
-    if (caps.prompts) server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await catalog.listPrompts() }));
+    const started = () => this.deps.firstStarts();
+    if (caps.prompts) server.setRequestHandler(ListPromptsRequestSchema, async () => (await started(), { prompts: await catalog.listPrompts() }));
     if (caps.resources) {
-      server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await catalog.listResources() }));
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: await catalog.listTemplates() }));
+      server.setRequestHandler(ListResourcesRequestSchema, async () => (await started(), { resources: await catalog.listResources() }));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await started(), { resourceTemplates: await catalog.listTemplates() }));
     }
     if (caps.resources?.subscribe) {
       server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => {

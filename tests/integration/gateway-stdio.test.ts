@@ -215,3 +215,51 @@ describe('stdio gateway lifecycle', () => {
     }
   }, 60_000);
 });
+
+describe('stdio gateway with a server that never answers initialize', () => {
+  const SILENT = `
+name: silent-test
+workspace: ./ws
+servers:
+  silent:
+    command: node
+    args: ["-e", "process.stdin.resume(); setInterval(() => {}, 1e9)"]
+    startup_timeout_s: 600
+  everything:
+    command: mcp-server-everything
+    args: ["stdio"]
+policy:
+  default: allow
+`;
+  let tmp: ReturnType<typeof tempDir>;
+  let peer: RawStdioPeer;
+
+  beforeAll(() => {
+    tmp = tempDir();
+    writeProfile(tmp.dir, SILENT);
+    peer = startGateway(tmp.dir);
+  });
+
+  afterAll(async () => {
+    peer?.kill();
+    await peer?.exit;
+    tmp?.cleanup();
+  });
+
+  it('answers initialize while that server is still starting, and calls the other server', async () => {
+    // The silent server may take 600 s to fail its start; the answer must not wait for it.
+    const init = await initialize(peer);
+    expect((init.message.result as { serverInfo: { name: string } }).serverInfo.name).toBe('gatehouse');
+    // everything's tools are listed once it is ready: at once, after the start grace, or
+    // announced with notifications/tools/list_changed.
+    const names = await waitFor(async () => {
+      const list = await peer.request(`list-${Date.now()}`, 'tools/list');
+      const tools = (list.message.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+      return tools.includes('echo') ? tools : undefined;
+    }, 'echo in tools/list', 60_000);
+    expect(names).toContain('gatehouse_capabilities');
+    const call = await peer.request('echo-1', 'tools/call', { name: 'echo', arguments: { message: 'not held up' } });
+    expect(JSON.stringify(call.message.result)).toContain('not held up');
+  }, 90_000);
+});
+
