@@ -18,7 +18,7 @@ import { StderrBus, TrafficTap } from './protocol/traffic-tap';
 import { Supervisor } from './supervisor/supervisor';
 import type { ServerStatus } from './supervisor/types';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
-import { exchangeRecord } from './gateway/exchanges';
+import { exchangeRecord, type Exchange } from './gateway/exchanges';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
 import { appRoot, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
@@ -101,6 +101,7 @@ type HostEvents = {
   launched: [Launch];
   stopped: [Launch];
   decision: [DecisionEvent];
+  exchange: ['opened' | 'updated' | 'closed', Exchange];
   approval: [ApprovalEvent];
 };
 
@@ -179,6 +180,7 @@ export class Host extends EventEmitter<HostEvents> {
     this.wireAudit(launch, opts.kind ?? 'launch');
     supervisor.on('status', (s) => this.emit('server-status', id, s));
     gateway.on('decision', (d) => this.emit('decision', d));
+    for (const phase of ['opened', 'updated', 'closed'] as const) gateway.exchanges.on(phase, (ex) => this.emit('exchange', phase, ex));
     gateway.attach(supervisor);
     // The endpoint listens before the servers are up: initialize is answered at once.
     const started = supervisor.startAll();

@@ -33,6 +33,7 @@ import { toAdvertised } from '../gateway/tool-surface';
 import type { ApprovalEvent, PendingApproval } from '../approvals/broker';
 import { acceptAnswer, questionChoice } from '../approvals/questions';
 import type { DecisionEvent } from '../gateway/gateway';
+import { exchangeRecord, type Exchange } from '../gateway/exchanges';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
@@ -130,6 +131,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       stderrStats: host.stderrBus.stats(),
       approvals: host.broker.pending().map(pendingApproval),
       terminals: host.terminals.list().map(terminalSummary),
+      exchanges: runningLaunches().flatMap((l) => l.gateway.exchanges.snapshot().map(exchangeRecord)),
     }),
 
     'profiles:list': () => listProfiles(defaultProfileDirs(host.env)).map(profileSummary),
@@ -245,6 +247,15 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({ ...m })),
         decisions: audit.queryDecisions(base).map((d) => ({ ...d })),
       };
+    },
+
+    'audit:calls': (input) => {
+      const audit = host.audit;
+      if (!audit) return [];
+      audit.flush();
+      return audit
+        .queryCalls({ session: input.session, text: input.text, outcome: input.outcome, decidedBy: input.decidedBy, limit: input.limit ?? 200, latest: true })
+        .map((c) => ({ ...c, kind: c.kind === 'server_request' ? ('server_request' as const) : ('call' as const) }));
     },
 
     'connect:configs': (input) => {
@@ -383,6 +394,25 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     const onStopped = (launch: Launch) => broadcast('launch:changed', { launch: launchSummary(launch), stopped: true });
     const onStatus = (launchId: string, status: ServerStatus) => broadcast('server:status', { launchId, status: serverStatus(status) });
     const onDecision = (d: DecisionEvent) => broadcast('decision:made', decisionEvent(d));
+    // Exchange changes are coalesced per exchange and sent in batches, like traffic: a call
+    // changes four or five times in a millisecond, and the window needs only its latest state.
+    const changed = new Map<string, { phase: 'opened' | 'updated' | 'closed'; ex: Exchange }>();
+    let exchangeTimer: NodeJS.Timeout | undefined;
+    const RANK = { updated: 0, opened: 1, closed: 2 } as const;
+    const onExchange = (phase: 'opened' | 'updated' | 'closed', ex: Exchange) => {
+      const key = `${ex.session}\u0000${ex.id}`;
+      const prev = changed.get(key);
+      changed.set(key, { phase: prev && RANK[prev.phase] > RANK[phase] ? prev.phase : phase, ex });
+      exchangeTimer ??= setTimeout(() => {
+        exchangeTimer = undefined;
+        const changes = [...changed.values()].map((c) => ({ phase: c.phase, exchange: exchangeRecord(c.ex) }));
+        changed.clear();
+        broadcast('exchange:batch', { changes });
+      }, 25);
+    };
+    disposers.push(() => {
+      if (exchangeTimer) clearTimeout(exchangeTimer);
+    });
     const onApproval = (e: ApprovalEvent) => {
       if (e.type === 'requested') broadcast('approval:requested', { request: pendingApproval(e.request) });
       else broadcast('approval:resolved', { request: pendingApproval(e.request), outcome: { ...e.outcome } });
@@ -425,6 +455,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     host.on('stopped', onStopped);
     host.on('server-status', onStatus);
     host.on('decision', onDecision);
+    host.on('exchange', onExchange);
     host.on('approval', onApproval);
     // While a window is open, APPROVAL waits for a person instead of failing closed. When the
     // last window leaves, requests already pending keep waiting until their timeout, so a
@@ -437,6 +468,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         host.off('stopped', onStopped);
         host.off('server-status', onStatus);
         host.off('decision', onDecision);
+        host.off('exchange', onExchange);
         host.off('approval', onApproval);
         for (const d of disposers) d();
       },

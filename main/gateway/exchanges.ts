@@ -155,6 +155,11 @@ export class ExchangeTable extends EventEmitter<Events> {
     return [...this.open.values()];
   }
 
+  /** The recently closed exchanges and the open ones, oldest first by arrival. */
+  snapshot(): Exchange[] {
+    return [...this.recent.values(), ...this.open.values()].sort((a, b) => a.receivedAt - b.receivedAt);
+  }
+
   update(ex: Exchange, patch: Partial<Exchange>): void {
     Object.assign(ex, patch);
     this.emit('updated', ex);

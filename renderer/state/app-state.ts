@@ -15,6 +15,8 @@ import type { BufferStats, DecisionEvent, PendingApproval, StderrLine, TrafficEv
 export interface TrafficSink {
   replace(events: TrafficEvent[], stats: BufferStats): void;
   append(events: TrafficEvent[], dropped: number): void;
+  /** The host's records of calls: decision, who decided, outcome (and rows for console calls). */
+  applyExchanges(list: EventPayload<'exchange:batch'>['changes'][number]['exchange'][]): void;
   /** A server's session ended (crash, stop, restart): its calls in flight will never be answered. */
   abortPending(server: string, session?: string): number;
 }
@@ -81,6 +83,7 @@ export class AppState {
     sub('approval:requested');
     sub('approval:resolved');
     sub('decision:made');
+    sub('exchange:batch');
 
     if (this.api.onConnectionChange) {
       let everOpened = false;
@@ -121,6 +124,7 @@ export class AppState {
         this.launches.replace(snap.launches);
         this.approvals.replace(snap.approvals);
         this.traffic?.replace(snap.traffic, snap.trafficStats);
+        this.traffic?.applyExchanges(snap.exchanges ?? []);
         this.logs?.replace(snap.stderr, snap.stderrStats);
         const lastTraffic = snap.traffic.at(-1)?.seq ?? -Infinity;
         const lastStderr = snap.stderr.at(-1)?.seq ?? -Infinity;
@@ -190,6 +194,9 @@ export class AppState {
       }
       case 'approval:resolved':
         this.approvals.resolve(h.payload.request, h.payload.outcome);
+        break;
+      case 'exchange:batch':
+        this.traffic?.applyExchanges(h.payload.changes.map((c) => c.exchange));
         break;
       case 'decision:made':
         this.decisions.update((d) => [h.payload, ...d].slice(0, DECISIONS_LIMIT));
