@@ -393,7 +393,12 @@ export const commands = {
         limit: z.number().int().min(1).max(10_000).optional(),
       })
       .strict(),
-    output: z.object({ messages: z.array(z.record(z.string(), z.unknown())), decisions: z.array(z.record(z.string(), z.unknown())) }),
+    output: z.object({
+      messages: z.array(z.record(z.string(), z.unknown())),
+      decisions: z.array(z.record(z.string(), z.unknown())),
+      /** One row per call (exchange) matching the text, server and session: decision, who decided, outcome. */
+      calls: z.array(z.record(z.string(), z.unknown())).optional(),
+    }),
   },
   /** Calls (one row per exchange) from the audit store, newest `limit` first-to-last: decision, who decided, outcome. */
   'audit:calls': {

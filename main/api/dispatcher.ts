@@ -240,12 +240,13 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
 
     'audit:query': (input) => {
       const audit = host.audit;
-      if (!audit) return { messages: [], decisions: [] };
+      if (!audit) return { messages: [], decisions: [], calls: [] };
       audit.flush();
       const base = { session: input.session, server: input.server, text: input.text, since: input.since, until: input.until, limit: input.limit ?? 200, latest: true };
       return {
         messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({ ...m })),
         decisions: audit.queryDecisions(base).map((d) => ({ ...d })),
+        calls: audit.queryCalls(base).map((c) => ({ ...c })),
       };
     },
 

@@ -155,6 +155,8 @@ export class CallPipeline {
     let outcome: DecisionEvent['outcome'] = 'allowed';
     let decidedBy: Decider = 'rule';
     if (verdict.decision === 'APPROVAL') {
+      // The verdict is known now; who decides is not, until the person (or the timeout) does.
+      table.update(ex, { decision: 'APPROVAL', reason: verdict.reason, ...(verdict.rule !== undefined ? { rule: verdict.rule } : {}) });
       const answer = await this.ports.broker.request(
         {
           session: this.ports.session,

@@ -1,14 +1,12 @@
 // The traffic tap: every message in and out of every server and agent session becomes a
 // TrafficEvent (issue 2, §4) on a bounded bus that the UI and the audit writer drain in
 // batches. Recording is one synchronous publish; the protocol path never waits for a reader.
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { performance } from 'node:perf_hooks';
 import type { Redactor } from '../secrets/redactor';
 import { BoundedBus, type BoundedBusOptions } from './bounded-bus';
-import type { DecodedFault, WireFraming } from './framing';
-import type { FramedStreamObserver } from './framed-stream-transport';
-import { attachJsonText, offerSendText } from './json-text';
+import type { DecodedFault } from './framing';
+import { attachJsonText } from './json-text';
 import type { ExchangeStamp, StderrLine, TrafficDirection, TrafficEvent, TrafficKind, TrafficRecord } from './types';
 
 export class TrafficTap extends BoundedBus<TrafficEvent> {
@@ -132,86 +130,6 @@ export class HopRecorder {
     if (this.meta.server !== undefined) record.server = this.meta.server;
     if (this.meta.agentSession !== undefined) record.agentSession = this.meta.agentSession;
     this.tap.publish(record);
-  }
-}
-
-/** The observer for a FramedStreamTransport that records this hop's traffic into `tap`. */
-export function transportObserver(tap: TrafficTap, meta: TapMeta, redactor?: Redactor): Required<FramedStreamObserver> {
-  const hop = new HopRecorder(tap, meta, redactor);
-  return {
-    inbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming) => hop.message(message, bytes, false),
-    outbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming, text?: string) => hop.message(message, bytes, true, text),
-    fault: (item: DecodedFault) => hop.fault(item),
-  };
-}
-
-/**
- * Taps a transport that is not a framed stream (the SDK's Streamable HTTP client and server
- * transports). Messages pass through unchanged and in order; the only added work is one
- * synchronous publish per message. Bytes are the JSON text's length: HTTP framing and SSE
- * envelopes are not the message.
- */
-export class TappedTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-
-  private readonly hop: HopRecorder;
-
-  constructor(
-    readonly inner: Transport,
-    tap: TrafficTap,
-    meta: TapMeta,
-    redactor?: Redactor,
-  ) {
-    this.hop = new HopRecorder(tap, meta, redactor);
-    // Installed now, not in start(): an inner transport may deliver as soon as it exists
-    // (a server transport handed a request before connect() finished).
-    inner.onmessage = (message, extra) => {
-      this.record(message, false);
-      this.onmessage?.(message, extra);
-    };
-    inner.onclose = () => this.onclose?.();
-    inner.onerror = (error) => this.onerror?.(error);
-  }
-
-  get sessionId(): string | undefined {
-    return this.inner.sessionId;
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const text = this.record(message, true);
-    // A transport that serialises what it sends (the lean HTTP transport) takes this text
-    // instead of making it again (json-text.ts).
-    if (text !== undefined) offerSendText(message, text);
-    return this.inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  setProtocolVersion(version: string): void {
-    this.inner.setProtocolVersion?.(version);
-  }
-
-  /** Records one message; returns its JSON text (made to count its bytes). */
-  private record(message: JSONRPCMessage, outbound: boolean): string | undefined {
-    try {
-      const text = JSON.stringify(message);
-      this.hop.message(message, Buffer.byteLength(text), outbound, text);
-      return text;
-    } catch (err) {
-      // The tap must never break the hop it observes.
-      try {
-        this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-      } catch {}
-      return undefined;
-    }
   }
 }
 

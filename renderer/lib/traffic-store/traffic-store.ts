@@ -259,7 +259,7 @@ export class TrafficStore {
       }
       const row = this.exchanges.get(key);
       if (row && !row.evicted) this.applyInfo(row, info);
-      else if (info.kind === 'call' && info.downstreamId === undefined) this.ingest(this.syntheticEvent(info));
+      else if (needsOwnRow(info)) this.ingest(this.syntheticEvent(info));
     }
     this.changed();
   }
@@ -915,6 +915,16 @@ export function findMatches(text: string, query: string): [number, number][] {
   const out: [number, number][] = [];
   for (let i = t.indexOf(q); i >= 0 && out.length < 1000; i = t.indexOf(q, i + q.length)) out.push([i, i + q.length]);
   return out;
+}
+
+/**
+ * A call with no agent-side request (Tool console, legacy envelope) that has no upstream leg to
+ * show either: decided against, waiting for a person, or answered by the gateway itself. One
+ * that went upstream is shown by its legs, as any call.
+ */
+function needsOwnRow(info: ExchangeInfo): boolean {
+  if (info.kind !== 'call' || info.downstreamId !== undefined || info.sentAt !== undefined) return false;
+  return info.outcome !== 'pending' || info.decision === 'APPROVAL' || info.decision === 'DENY';
 }
 
 function compareRows(a: TrafficRow, b: TrafficRow): number {
