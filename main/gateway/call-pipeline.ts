@@ -158,20 +158,7 @@ export class CallPipeline {
       // The verdict is known now; who decides is not, until the person (or the timeout) does.
       table.update(ex, { decision: 'APPROVAL', reason: verdict.reason, ...(verdict.rule !== undefined ? { rule: verdict.rule } : {}) });
       const answer = await this.ports.broker.request(
-        {
-          session: this.ports.session,
-          agentSession: ex.agentSession,
-          exchange: ex.id,
-          tool: target.canonical,
-          advertisedName: name,
-          server: target.server,
-          args: redactedArgs,
-          annotations: target.tool.annotations,
-          reason: verdict.reason,
-          rule: verdict.rule,
-          kind: 'tool',
-          fingerprint,
-        },
+        { ...base, annotations: target.tool.annotations, reason: verdict.reason, rule: verdict.rule, kind: 'tool' },
         { timeoutMs: this.ports.approvalTimeoutMs(), signal: table.signal(ex) },
       );
       answeredBy = answer.by;
