@@ -137,6 +137,8 @@ const messageJson = (ev: TrafficEvent): string | null => (ev.message === undefin
 
 export class QueuedWriter implements AuditWriter {
   private control: ControlOp[] = [];
+  /** Exchange rows still in `control`, by session and id (see exchange()). */
+  private readonly queuedExchanges = new Map<string, { t: 'exchange'; v: ExchangeRecord; at: number }>();
   private readonly trafficQ = new Fifo<TrafficEvent>();
   private readonly stderrQ = new Fifo<StderrLine>();
   private gaps = new Map<string, Gap>();
@@ -199,7 +201,17 @@ export class QueuedWriter implements AuditWriter {
   }
 
   exchange(v: ExchangeRecord): void {
-    this.pushControl({ t: 'exchange', v, at: v.ts });
+    // A call that opens and ends between two flushes is one row write, not two: the queued
+    // op takes the newer state (the row is an upsert either way).
+    const key = `${v.session}\u0000${v.id}`;
+    const queued = this.queuedExchanges.get(key);
+    if (queued) {
+      queued.v = v;
+      return;
+    }
+    const op = { t: 'exchange' as const, v, at: v.ts };
+    this.queuedExchanges.set(key, op);
+    this.pushControl(op);
   }
 
   traffic(ev: TrafficEvent): void {
@@ -255,6 +267,7 @@ export class QueuedWriter implements AuditWriter {
     this.flushing = true;
     const control = this.control;
     this.control = [];
+    this.queuedExchanges.clear();
     const stderr = this.stderrQ.take(Math.max(0, maxRows - control.length));
     const traffic = this.trafficQ.take(Math.max(0, maxRows - control.length - stderr.length));
     const gaps = [...this.gaps.values()];
