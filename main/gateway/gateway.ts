@@ -16,7 +16,7 @@ import type { Supervisor } from '../supervisor/supervisor';
 import type { ManagedServer } from '../supervisor/managed-server';
 import type { Policy } from '../policy/engine';
 import type { ApprovalBroker } from '../approvals/broker';
-import { buildCapabilities } from '../policy/capabilities';
+import { buildCapabilities, type ToolHold } from '../policy/capabilities';
 import type { ChannelRoutes } from '../protocol/exchange-channel';
 import { CallPipeline, type DecisionEvent, type UpstreamLookup } from './call-pipeline';
 import { Catalog, LooseResult } from './catalog';
@@ -67,6 +67,7 @@ export class Gateway extends EventEmitter<Events> {
   readonly exchanges = new ExchangeTable();
   private supervisor: Supervisor | undefined;
   private readonly policy: Policy;
+  private readonly broker: ApprovalBroker;
   private readonly catalog: Catalog;
   private readonly pipeline: CallPipeline;
   private readonly sessions: Sessions;
@@ -81,6 +82,7 @@ export class Gateway extends EventEmitter<Events> {
     this.session = opts.session;
     this.profile = opts.profile;
     this.policy = opts.policy;
+    this.broker = opts.broker;
     this.surfaceKind = opts.toolSurface ?? opts.profile.toolSurface;
     this.catalog = new Catalog(opts.profile, this.surfaceKind, () => this.supervisor);
     this.catalog.refreshSurface();
@@ -283,18 +285,14 @@ export class Gateway extends EventEmitter<Events> {
       .tools.filter((t) => t.canonical !== CAPABILITIES_TOOL)
       .map((t) => {
         const upstream = this.supervisor?.get(t.server);
-        const available = !!upstream?.client;
-        return {
-          canonical: t.canonical,
-          advertised: t.advertised,
-          server: t.server,
-          title: t.tool.title,
-          annotations: t.tool.annotations,
-          available,
-          unavailableReason: available ? undefined : this.unavailableReason(t.server, upstream),
-        };
+        const holds: ToolHold[] = [];
+        if (!upstream?.client) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
+        return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds };
       });
-    return buildCapabilities({ tools, policy: this.policy, policySpec: this.profile.policy });
+    const holds: ToolHold[] = [];
+    const noApprover = this.broker.approvalUnavailable();
+    if (noApprover !== undefined) holds.push({ code: 'no_approver', reason: noApprover });
+    return buildCapabilities({ tools, policy: this.policy, policySpec: this.profile.policy, holds });
   }
 
   /** The SDK client for one upstream server run (lifecycle, and the server's own requests). */
