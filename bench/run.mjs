@@ -315,6 +315,11 @@ const everythingCmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(ever
 
 const TARGETS = [
   { id: 'direct', label: 'direct stdio (server-everything)', start: stdioTarget(process.execPath, [everythingEntry, 'stdio'], true) },
+  {
+    id: 'relay',
+    label: 'bare stdio relay (parse + re-serialise, floor for one hop)',
+    start: stdioTarget(process.execPath, [path.join(root, 'bench/relay-floor.mjs'), process.execPath, everythingEntry, 'stdio'], false),
+  },
   { id: 'gw-http', label: 'gateway HTTP (lean transport), audit on', start: gatewayHttpTarget(cliEntry, true) },
   { id: 'gw-http-noaudit', label: 'gateway HTTP (lean transport), audit off', start: gatewayHttpTarget(cliEntry, false) },
   { id: 'gw-sdk', label: 'gateway HTTP, SDK transport instead, audit on', start: gatewayHttpTarget(sdkCliEntry, true) },
@@ -452,6 +457,31 @@ function aims(results) {
   return lines.join('\n');
 }
 
+/** Issue 10's aims: the stdio hop against the bare relay, HTTP against the floor and supergateway. */
+function aims10(results) {
+  const direct = results.get('direct');
+  const relay = results.get('relay');
+  const floor = results.get('floor');
+  const sg = results.get('supergateway');
+  const lines = [];
+  const line = (ok, text) => lines.push(`${ok === undefined ? 'n/a ' : ok ? 'PASS' : 'MISS'}  ${text}`);
+  const s = results.get('gw-stdio');
+  if (s && direct && relay) {
+    const added = s.p50 - direct.p50;
+    const relayAdded = relay.p50 - direct.p50;
+    line(added <= 2 * relayAdded, `gateway stdio: added p50 ${f(added, 3)} ms ≤ 2× the bare relay's added ${f(relayAdded, 3)} ms (${f(2 * relayAdded, 3)} ms)`);
+    line(s.cps >= 0.75 * relay.cps, `gateway stdio: ${f(s.cps, 0)} calls/s ≥ 0.75× the bare relay's ${f(relay.cps, 0)} (${f(0.75 * relay.cps, 0)})`);
+    line(s.hwmMb <= 100, `gateway stdio: peak RSS ${f(s.hwmMb, 1)} MB ≤ 100 MB`);
+  }
+  const h = results.get('gw-http');
+  if (h) {
+    line(floor ? h.p50 <= floor.p50 : undefined, `gateway HTTP: p50 ${f(h.p50, 3)} ms ≤ the SDK echo server's ${f(floor?.p50, 3)} ms`);
+    line(sg ? h.cps >= 1.5 * sg.cps : undefined, `gateway HTTP: ${f(h.cps, 0)} calls/s ≥ 1.5× supergateway (${f(1.5 * sg?.cps, 0)})`);
+    line(h.hwmMb <= 100, `gateway HTTP: peak RSS ${f(h.hwmMb, 1)} MB ≤ 100 MB`);
+  }
+  return lines.join('\n');
+}
+
 async function buildSdkTransportCli() {
   const shim = path.join(root, 'bench/sdk-transport-shim.ts');
   const endpoint = path.join(root, 'main/gateway/http-endpoint.ts');
@@ -513,10 +543,13 @@ async function main() {
     'CPU ms/call = utime+stime of that process per call, sequential / concurrent phase.';
   const tableText = table(results);
   const aimText = aims(results);
-  const out = `\n${tableText}\n\nAims (issue 3):\n${aimText}\n`;
+  const aim10Text = aims10(results);
+  const out = `\n${tableText}\n\nAims (issue 10):\n${aim10Text}\n\nAims (issue 3):\n${aimText}\n`;
   process.stdout.write(out);
   if (!opts['no-write'] && !quick) {
-    const md = `# Benchmark results\n\n${when} · ${os.hostname()} · ${machine}\n\n${method}\n\n${tableText}\n\nAims (issue 3):\n\n\`\`\`\n${aimText}\n\`\`\`\n`;
+    const load = os.loadavg().map((x) => x.toFixed(2)).join(' / ');
+    const shared = `The machine is shared with other work while this runs (load average at the end ${load}): read the ratios, measured in one run, not the absolute figures.`;
+    const md = `# Benchmark results\n\n${when} · ${os.hostname()} · ${machine}\n\n${method}\n\n${shared}\n\n${tableText}\n\nAims (issue 10, audit on everywhere):\n\n\`\`\`\n${aim10Text}\n\`\`\`\n\nAims (issue 3):\n\n\`\`\`\n${aimText}\n\`\`\`\n`;
     writeFileSync(path.join(root, 'bench/RESULTS.md'), md);
     process.stderr.write('bench: wrote bench/RESULTS.md\n');
   }

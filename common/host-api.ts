@@ -129,6 +129,43 @@ export const TrafficEventSchema = z.object({
   latencyMs: z.number().optional(),
 });
 
+/**
+ * One call or server→client request (main/gateway/exchanges.ts), flattened: the one record of it
+ * from arrival to answer. Traffic rows carry its `id` in `exchange`; the window renders calls
+ * from these and never pairs messages to find a decision.
+ */
+export const ExchangeSchema = z.object({
+  id: z.string(),
+  /** Arrival (epoch ms). */
+  ts: z.number(),
+  session: z.string(),
+  agentSession: z.string().optional(),
+  kind: z.enum(['call', 'server_request']),
+  method: z.string(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  advertised: z.string().optional(),
+  /** A server→client request: the call it happened during. */
+  parent: z.string().optional(),
+  downstreamId: z.union([z.string(), z.number()]).optional(),
+  upstreamId: z.union([z.string(), z.number()]).optional(),
+  decision: DecisionSchema.optional(),
+  /** Who decided: rule, person, timeout, no_approver, cancelled, gateway. */
+  decidedBy: z.string().optional(),
+  rule: z.string().optional(),
+  answeredBy: z.string().optional(),
+  reason: z.string().optional(),
+  /** pending, ok, error, denied, unavailable, timeout, cancelled, aborted. */
+  outcome: z.string(),
+  error: z.string().optional(),
+  decidedAt: z.number().optional(),
+  sentAt: z.number().optional(),
+  answeredAt: z.number().optional(),
+  latencyMs: z.number().optional(),
+  requestBytes: z.number().optional(),
+  responseBytes: z.number().optional(),
+});
+
 export const StderrLineSchema = z.object({
   seq: z.number(),
   ts: z.number(),
@@ -324,6 +361,8 @@ export const commands = {
       approvals: z.array(PendingApprovalSchema),
       approvalNotices: z.array(InboxNoticeSchema).optional(),
       terminals: z.array(TerminalSummarySchema).optional(),
+      /** Calls still open and the recently closed ones, so a (re)attaching window knows their decisions. */
+      exchanges: z.array(ExchangeSchema).optional(),
     }),
   },
   'profiles:list': { input: Empty, output: z.array(ProfileSummarySchema) },
@@ -397,7 +436,25 @@ export const commands = {
         limit: z.number().int().min(1).max(10_000).optional(),
       })
       .strict(),
-    output: z.object({ messages: z.array(z.record(z.string(), z.unknown())), decisions: z.array(z.record(z.string(), z.unknown())) }),
+    output: z.object({
+      messages: z.array(z.record(z.string(), z.unknown())),
+      decisions: z.array(z.record(z.string(), z.unknown())),
+      /** One row per call (exchange) matching the text, server and session: decision, who decided, outcome. */
+      calls: z.array(z.record(z.string(), z.unknown())).optional(),
+    }),
+  },
+  /** Calls (one row per exchange) from the audit store, newest `limit` first-to-last: decision, who decided, outcome. */
+  'audit:calls': {
+    input: z
+      .object({
+        session: z.string().optional(),
+        text: z.string().optional(),
+        outcome: z.string().optional(),
+        decidedBy: z.string().optional(),
+        limit: z.number().int().min(1).max(10_000).optional(),
+      })
+      .strict(),
+    output: z.array(ExchangeSchema.extend({ seq: z.number() })),
   },
   /** A FIAM v0.2 YAML model of a launch (docs/fiam.md); `observed` adds what the audit store saw. */
   'model:export': {
@@ -453,6 +510,11 @@ export const events = {
   /** A notice line was added or its count grew (never a card: nothing to answer). */
   'approval:notice': z.object({ notice: InboxNoticeSchema }),
   'decision:made': DecisionEventSchema,
+  /**
+   * Calls whose exchange opened (arrived), was updated (decided, sent upstream) or closed
+   * (answered), batched (≈25 ms) with one entry per exchange in its latest state.
+   */
+  'exchange:batch': z.object({ changes: z.array(z.object({ phase: z.enum(['opened', 'updated', 'closed']), exchange: ExchangeSchema })) }),
   /** Terminal output, batched by the host (≈16 ms); acknowledge with `terminals:ack`. */
   'terminal:data': z.object({ id: z.string(), data: z.string() }),
   'terminal:changed': z.object({ terminal: TerminalSummarySchema, closed: z.boolean().optional() }),

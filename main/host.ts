@@ -25,6 +25,7 @@ import { StderrBus, TrafficTap } from './protocol/traffic-tap';
 import { Supervisor } from './supervisor/supervisor';
 import type { ServerStatus } from './supervisor/types';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
+import { exchangeRecord, type Exchange } from './gateway/exchanges';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
 import { appRoot, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
@@ -55,6 +56,12 @@ export interface LaunchOptions {
   /** Start the profile's agent in a terminal when it has one with `autostart` (needs httpPort). */
   startAgent?: boolean;
   kind?: 'launch' | 'gateway' | 'serve';
+  /**
+   * Resolve once every server is ready or has failed (default). `false`: resolve as soon as
+   * the gateway can answer (HTTP listening); servers come up behind it and are announced with
+   * list_changed (issue 11: one slow server never holds up the gateway).
+   */
+  waitForServers?: boolean;
 }
 
 /**
@@ -103,6 +110,7 @@ type HostEvents = {
   launched: [Launch];
   stopped: [Launch];
   decision: [DecisionEvent];
+  exchange: ['opened' | 'updated' | 'closed', Exchange];
   approval: [ApprovalEvent];
   /** An `auth: oauth` server's sign-in expired and could not be refreshed. */
   'auth-expired': [launchId: string, serverId: string, reason: string];
@@ -208,6 +216,7 @@ export class Host extends EventEmitter<HostEvents> {
       hostEnv: this.env,
       clientFactory: (serverId) => gateway.createUpstreamClient(serverId),
       oauthFor: (spec) => this.auth.providerFor(id, spec, profile.redactor, profile.file),
+      channelRoutes: (serverId) => gateway.upstreamRoutes(serverId),
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
     });
@@ -216,8 +225,10 @@ export class Host extends EventEmitter<HostEvents> {
     this.wireAudit(launch, opts.kind ?? 'launch');
     supervisor.on('status', (s) => this.emit('server-status', id, s));
     gateway.on('decision', (d) => this.emit('decision', d));
+    for (const phase of ['opened', 'updated', 'closed'] as const) gateway.exchanges.on(phase, (ex) => this.emit('exchange', phase, ex));
     gateway.attach(supervisor);
-    await supervisor.startAll();
+    // The endpoint listens before the servers are up: initialize is answered at once.
+    const started = supervisor.startAll();
     if (opts.httpPort !== undefined) {
       launch.token = opts.token ?? this.env.GATEHOUSE_TOKEN ?? generateToken();
       launch.endpoint = await startHttpEndpoint({
@@ -229,6 +240,8 @@ export class Host extends EventEmitter<HostEvents> {
         limits: httpLimitsFromEnv(this.env),
       });
     }
+    if (opts.waitForServers !== false) await started;
+    else void started.catch(() => {});
     this.emit('launched', launch);
     if (opts.startAgent && profile.agent?.autostart && launch.endpoint) {
       const opened = await this.openTerminal(id).catch((err: Error) => ({ unavailable: err.message }));
@@ -266,6 +279,10 @@ export class Host extends EventEmitter<HostEvents> {
         args: d.args,
       }),
     );
+    // One row per call, from arrival (pending) to its end: calls that never reached a server too.
+    gateway.exchanges.on('opened', (ex) => writer.exchange(exchangeRecord(ex)));
+    // On the next turn: the answer's wire size is known once the channel has written it.
+    gateway.exchanges.on('closed', (ex) => setImmediate(() => writer.exchange(exchangeRecord(ex))));
     gateway.on('agent-session', (a) => {
       if (a.ended) writer.agentSessionEnded(a.id, { endedAt: a.ended });
       else

@@ -35,6 +35,7 @@ import { toAdvertised } from '../gateway/tool-surface';
 import type { ApprovalEvent, PendingApproval } from '../approvals/broker';
 import { acceptAnswer, questionChoice } from '../approvals/questions';
 import type { DecisionEvent } from '../gateway/gateway';
+import { exchangeRecord, type Exchange } from '../gateway/exchanges';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
 import { authHandlers } from './auth-handlers';
@@ -134,6 +135,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       approvals: host.broker.pending().map(pendingApproval),
       approvalNotices: host.broker.notices.list(),
       terminals: host.terminals.list().map(terminalSummary),
+      exchanges: runningLaunches().flatMap((l) => l.gateway.exchanges.snapshot().map(exchangeRecord)),
     }),
 
     'profiles:list': () => listProfiles(defaultProfileDirs(host.env)).map(profileSummary),
@@ -215,7 +217,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         return { result: result as CommandOutput<'tools:call'>['result'], exchange };
       } catch (err) {
         // Unknown tool, or a JSON-RPC error from the server: shown to the person, not thrown.
-        const message = err instanceof McpError ? `${err.message} (code ${err.code})` : (err as Error).message;
+        const code = (err as { code?: unknown }).code;
+        const message = err instanceof McpError || typeof code === 'number' ? `${(err as Error).message} (code ${String(code)})` : (err as Error).message;
         return { error: message, exchange };
       }
     },
@@ -244,13 +247,23 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
 
     'audit:query': (input) => {
       const audit = host.audit;
-      if (!audit) return { messages: [], decisions: [] };
+      if (!audit) return { messages: [], decisions: [], calls: [] };
       audit.flush();
       const base = { session: input.session, server: input.server, text: input.text, since: input.since, until: input.until, limit: input.limit ?? 200, latest: true };
       return {
         messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({ ...m })),
         decisions: audit.queryDecisions(base).map((d) => ({ ...d })),
+        calls: audit.queryCalls(base).map((c) => ({ ...c })),
       };
+    },
+
+    'audit:calls': (input) => {
+      const audit = host.audit;
+      if (!audit) return [];
+      audit.flush();
+      return audit
+        .queryCalls({ session: input.session, text: input.text, outcome: input.outcome, decidedBy: input.decidedBy, limit: input.limit ?? 200, latest: true })
+        .map((c) => ({ ...c, kind: c.kind === 'server_request' ? ('server_request' as const) : ('call' as const) }));
     },
 
     'model:export': async (input) => {
@@ -404,6 +417,25 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     const onStopped = (launch: Launch) => broadcast('launch:changed', { launch: launchSummary(launch), stopped: true });
     const onStatus = (launchId: string, status: ServerStatus) => broadcast('server:status', { launchId, status: serverStatus(status) });
     const onDecision = (d: DecisionEvent) => broadcast('decision:made', decisionEvent(d));
+    // Exchange changes are coalesced per exchange and sent in batches, like traffic: a call
+    // changes four or five times in a millisecond, and the window needs only its latest state.
+    const changed = new Map<string, { phase: 'opened' | 'updated' | 'closed'; ex: Exchange }>();
+    let exchangeTimer: NodeJS.Timeout | undefined;
+    const RANK = { updated: 0, opened: 1, closed: 2 } as const;
+    const onExchange = (phase: 'opened' | 'updated' | 'closed', ex: Exchange) => {
+      const key = `${ex.session}\u0000${ex.id}`;
+      const prev = changed.get(key);
+      changed.set(key, { phase: prev && RANK[prev.phase] > RANK[phase] ? prev.phase : phase, ex });
+      exchangeTimer ??= setTimeout(() => {
+        exchangeTimer = undefined;
+        const changes = [...changed.values()].map((c) => ({ phase: c.phase, exchange: exchangeRecord(c.ex) }));
+        changed.clear();
+        broadcast('exchange:batch', { changes });
+      }, 25);
+    };
+    disposers.push(() => {
+      if (exchangeTimer) clearTimeout(exchangeTimer);
+    });
     const onApproval = (e: ApprovalEvent) => {
       if (e.type === 'requested') broadcast('approval:requested', { request: pendingApproval(e.request) });
       else broadcast('approval:resolved', { request: pendingApproval(e.request), outcome: { ...e.outcome } });
@@ -446,6 +478,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     host.on('stopped', onStopped);
     host.on('server-status', onStatus);
     host.on('decision', onDecision);
+    host.on('exchange', onExchange);
     host.on('approval', onApproval);
     disposers.push(host.broker.notices.onChange((notice) => broadcast('approval:notice', { notice: { ...notice } })));
     const onAuthExpired = (launchId: string, serverId: string, reason: string) => broadcast('auth:expired', { launchId, serverId, reason });
@@ -462,6 +495,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         host.off('stopped', onStopped);
         host.off('server-status', onStatus);
         host.off('decision', onDecision);
+        host.off('exchange', onExchange);
         host.off('approval', onApproval);
         for (const d of disposers) d();
       },

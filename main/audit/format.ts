@@ -1,6 +1,6 @@
 // One-line renderings of audit rows for humans (`gatehouse audit …`). Pure functions that
 // return strings: the caller decides where they go (main/ never writes to stdout itself).
-import type { DecisionRow, MessageRow, ServerRunRow, SessionRow, StderrRow } from './types';
+import type { DecisionRow, MessageRow, ServerRunRow, SessionRow, StderrRow, CallRow } from './types';
 
 const pad2 = (v: number): string => String(v).padStart(2, '0');
 
@@ -75,6 +75,28 @@ export function formatDecision(d: DecisionRow): string {
   if (d.rule) extra.push(`rule=${d.rule}`);
   if (d.waitedMs !== undefined) extra.push(`waited ${Math.round(d.waitedMs)}ms`);
   if (d.reason) extra.push(oneLine(d.reason));
+  return `${cols.join('  ')}${extra.length ? `  ${extra.join('  ')}` : ''}`;
+}
+
+export const CALL_HEADER = `${'TIME'.padEnd(12)}  ${'AGENT'.padEnd(8)}  ${'TOOL'.padEnd(28)}  ${'DECISION'.padEnd(8)}  ${'DECIDED BY'.padEnd(11)}  ${'OUTCOME'.padEnd(11)}  ${'LATENCY'.padStart(8)}  EXCHANGE`;
+
+/** One call (exchange): what was called, the decision and who made it, how it ended. */
+export function formatCall(c: CallRow): string {
+  const cols = [
+    clockTime(c.ts),
+    (c.agentSession ? shortId(c.agentSession) : '-').padEnd(8),
+    (c.tool ?? c.advertised ?? c.method).padEnd(28),
+    (c.decision ?? '-').padEnd(8),
+    (c.decidedBy ?? '-').padEnd(11),
+    c.outcome.padEnd(11),
+    (c.latencyMs !== undefined ? `${Math.round(c.latencyMs)}ms` : '-').padStart(8),
+    c.id,
+  ];
+  const extra: string[] = [];
+  if (c.answeredBy) extra.push(`by ${c.answeredBy}`);
+  if (c.rule) extra.push(`rule=${c.rule}`);
+  if (c.error) extra.push(oneLine(c.error));
+  else if (c.reason && c.outcome === 'denied') extra.push(oneLine(c.reason));
   return `${cols.join('  ')}${extra.length ? `  ${extra.join('  ')}` : ''}`;
 }
 

@@ -156,10 +156,49 @@ CREATE TABLE audit_gaps (
 CREATE INDEX audit_gaps_session ON audit_gaps (session);
 `;
 
+const V3_EXCHANGES = `
+CREATE TABLE exchanges (
+  seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+  id             TEXT NOT NULL,
+  ts             REAL NOT NULL,
+  session        TEXT NOT NULL,
+  agent_session  TEXT,
+  kind           TEXT NOT NULL,
+  method         TEXT NOT NULL,
+  server         TEXT,
+  tool           TEXT,
+  advertised     TEXT,
+  parent         TEXT,
+  downstream_id  TEXT,
+  upstream_id    TEXT,
+  decision       TEXT,
+  decided_by     TEXT,
+  rule           TEXT,
+  answered_by    TEXT,
+  reason         TEXT,
+  outcome        TEXT NOT NULL,
+  error          TEXT,
+  decided_at     REAL,
+  sent_at        REAL,
+  answered_at    REAL,
+  latency_ms     REAL,
+  request_bytes  INTEGER,
+  response_bytes INTEGER,
+  UNIQUE (session, id)
+);
+CREATE INDEX exchanges_session ON exchanges (session, seq);
+CREATE INDEX exchanges_ts ON exchanges (ts);
+CREATE INDEX exchanges_outcome ON exchanges (outcome, seq);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
   // Agents started in a Gatehouse terminal connect with a per-terminal token: keep which one.
   { version: 2, name: 'agent session terminal', up: (db) => db.exec('ALTER TABLE agent_sessions ADD COLUMN terminal TEXT') },
+  // One row per call (main/gateway/exchanges.ts): written when it arrives (outcome 'pending')
+  // and again when it ends, so a call that never reached a server is on record too. Message
+  // rows reference it through messages.exchange.
+  { version: 3, name: 'exchanges', up: (db) => db.exec(V3_EXCHANGES) },
 ];
 
 /** The schema version this build writes. */

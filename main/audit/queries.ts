@@ -7,6 +7,8 @@ import type {
   AgentSessionRow,
   AuditStream,
   BaseFilter,
+  CallFilter,
+  CallRow,
   DecisionFilter,
   DecisionRow,
   GapRow,
@@ -203,6 +205,19 @@ export class AuditQueries {
     return this.page('decisions', where, f).map(toDecision);
   }
 
+  /** Calls (exchanges), one row each, with decision, who decided, outcome and latency. */
+  queryCalls(f: CallFilter = {}, now: number = Date.now()): CallRow[] {
+    const where = new Where();
+    where.base(f, now);
+    where.eqOrGlob('tool', f.tool);
+    if (f.outcome !== undefined) where.add('outcome = ?', f.outcome);
+    if (f.decision !== undefined) where.add('decision = ?', f.decision);
+    if (f.decidedBy !== undefined) where.add('decided_by = ?', f.decidedBy);
+    if (f.kind !== undefined) where.add('kind = ?', f.kind);
+    where.text(['id', 'tool', 'advertised', 'method', 'reason', 'error', 'answered_by'], f.text);
+    return this.page('exchanges', where, f).map((r) => camel(r) as unknown as CallRow);
+  }
+
   /** Where the writer had to drop rows (queue full), oldest first. */
   queryGaps(session?: string): GapRow[] {
     const where = new Where();
@@ -219,7 +234,7 @@ export class AuditQueries {
    * the total (default: everything); `latest` is ignored. Resolves with the row count.
    */
   async exportJsonl(
-    f: MessageFilter & StderrFilter & DecisionFilter,
+    f: MessageFilter & StderrFilter & DecisionFilter & CallFilter,
     out: Writable,
     stream: AuditStream = 'messages',
     pageSize: number = EXPORT_PAGE,
@@ -241,7 +256,9 @@ export class AuditQueries {
             ? this.queryStderr(page, now)
             : stream === 'decisions'
               ? this.queryDecisions(page, now)
-              : this.queryMessages(page, now);
+              : stream === 'calls'
+                ? this.queryCalls(page, now)
+                : this.queryMessages(page, now);
         if (rows.length === 0) break;
         let chunk = '';
         for (const r of rows) chunk += `${JSON.stringify(r)}\n`;

@@ -22,6 +22,8 @@ export function prune(db: Database.Database, opts: PruneOptions, now: number = D
       result.messages += db.prepare(`DELETE FROM messages WHERE ts < ?`).run(cutoff).changes;
       result.stderrLines += db.prepare(`DELETE FROM stderr_lines WHERE ts < ?`).run(cutoff).changes;
       result.decisions += db.prepare(`DELETE FROM decisions WHERE ts < ?`).run(cutoff).changes;
+      // Calls go with their decisions (counted with them: one call, one decision).
+      db.prepare(`DELETE FROM exchanges WHERE ts < ?`).run(cutoff);
       result.serverStates += db.prepare(`DELETE FROM server_states WHERE ts < ?`).run(cutoff).changes;
       db.prepare(`DELETE FROM audit_gaps WHERE ts < ?`).run(cutoff);
       // A session goes once it is old *and* nothing of it is left: a host that has run
@@ -32,6 +34,7 @@ export function prune(db: Database.Database, opts: PruneOptions, now: number = D
              AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session = sessions.id)
              AND NOT EXISTS (SELECT 1 FROM stderr_lines l WHERE l.session = sessions.id)
              AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.session = sessions.id)
+             AND NOT EXISTS (SELECT 1 FROM exchanges x WHERE x.session = sessions.id)
              AND NOT EXISTS (SELECT 1 FROM server_states t WHERE t.session = sessions.id)`,
         )
         .run(cutoff).changes;

@@ -272,3 +272,36 @@ describe('readers and writers at once (WAL)', () => {
     writer.store.close();
   });
 });
+
+describe('exchanges (one row per call)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => removeDir(dir));
+
+  it('upserts a call from pending to its end: one row, the latest state, queryable by outcome and decider', () => {
+    const { store, errors } = openTestStore(dir, { flushIntervalMs: 60_000 });
+    const w = store.writer;
+    w.beginSession({ id: 's-x', kind: 'launch', startedAt: T0 });
+    const base = { id: 'a#1', ts: T0 + 1, session: 's-x', agentSession: 'a', kind: 'call', method: 'tools/call', tool: 'files.write' };
+    w.exchange({ ...base, outcome: 'pending', decision: 'APPROVAL' });
+    w.exchange({ ...base, outcome: 'denied', decision: 'APPROVAL', decidedBy: 'person', answeredBy: 'alice', latencyMs: 12 });
+    store.flush();
+    expect(store.queryCalls({})).toMatchObject([{ id: 'a#1', outcome: 'denied', decidedBy: 'person', answeredBy: 'alice', latencyMs: 12 }]);
+    // A later change of the same call (after a flush) updates that row, never a second one.
+    w.exchange({ ...base, id: 'a#2', outcome: 'pending' });
+    store.flush();
+    w.exchange({ ...base, id: 'a#2', outcome: 'ok', decision: 'ALLOW', decidedBy: 'rule' });
+    store.flush();
+    expect(store.queryCalls({}).map((c) => [c.id, c.outcome])).toEqual([
+      ['a#1', 'denied'],
+      ['a#2', 'ok'],
+    ]);
+    expect(store.queryCalls({ outcome: 'denied' }).map((c) => c.id)).toEqual(['a#1']);
+    expect(store.queryCalls({ decidedBy: 'rule' }).map((c) => c.id)).toEqual(['a#2']);
+    expect(store.queryCalls({ text: 'alice' }).map((c) => c.id)).toEqual(['a#1']);
+    store.close();
+    expect(errors).toEqual([]);
+  });
+});

@@ -9,6 +9,8 @@ import { AuditQueries } from './queries';
 import { DEFAULT_RETENTION, prune } from './retention';
 import type {
   AuditStream,
+  CallFilter,
+  CallRow,
   DecisionFilter,
   DecisionRow,
   GapRow,
@@ -66,8 +68,9 @@ export interface AuditStore {
   queryMessages(filter?: MessageFilter): MessageRow[];
   queryStderr(filter?: StderrFilter): StderrRow[];
   queryDecisions(filter?: DecisionFilter): DecisionRow[];
+  queryCalls(filter?: CallFilter): CallRow[];
   queryGaps(session?: string): GapRow[];
-  exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter, out: Writable, stream?: AuditStream): Promise<number>;
+  exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter & CallFilter, out: Writable, stream?: AuditStream): Promise<number>;
   prune(opts?: PruneOptions): PruneResult;
 }
 
@@ -222,11 +225,15 @@ class SqliteAuditStore implements AuditStore {
     return this.read().queryDecisions(filter);
   }
 
+  queryCalls(filter?: CallFilter): CallRow[] {
+    return this.read().queryCalls(filter);
+  }
+
   queryGaps(session?: string): GapRow[] {
     return this.read().queryGaps(session);
   }
 
-  exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter, out: Writable, stream?: AuditStream): Promise<number> {
+  exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter & CallFilter, out: Writable, stream?: AuditStream): Promise<number> {
     return this.read().exportJsonl(filter, out, stream);
   }
 

@@ -73,6 +73,50 @@ export interface ServerStateChange {
   reason?: string;
 }
 
+/** One call as the audit store keeps it (an Exchange of main/gateway/exchanges.ts, flattened). */
+export interface ExchangeRecord {
+  id: string;
+  /** When the request arrived (epoch ms). */
+  ts: number;
+  session: string;
+  agentSession?: string;
+  kind: string;
+  method: string;
+  server?: string;
+  tool?: string;
+  advertised?: string;
+  parent?: string;
+  downstreamId?: string | number;
+  upstreamId?: string | number;
+  decision?: PolicyDecision;
+  decidedBy?: string;
+  rule?: string;
+  answeredBy?: string;
+  reason?: string;
+  /** `pending` until it ends; then ok / error / denied / unavailable / timeout / cancelled / aborted. */
+  outcome: string;
+  error?: string;
+  decidedAt?: number;
+  sentAt?: number;
+  answeredAt?: number;
+  latencyMs?: number;
+  requestBytes?: number;
+  responseBytes?: number;
+}
+
+export interface CallRow extends ExchangeRecord {
+  seq: number;
+}
+
+export interface CallFilter extends BaseFilter {
+  /** Exact canonical tool name, or a glob with `*`. */
+  tool?: string;
+  outcome?: string;
+  decision?: PolicyDecision;
+  decidedBy?: string;
+  kind?: string;
+}
+
 export interface DecisionRecord {
   ts?: number;
   session: string;
@@ -262,7 +306,7 @@ export interface DecisionFilter extends BaseFilter {
   exchange?: string;
 }
 
-export type AuditStream = 'messages' | 'stderr' | 'decisions';
+export type AuditStream = 'messages' | 'stderr' | 'decisions' | 'calls';
 
 export interface PruneOptions {
   /** Rows (and ended sessions) older than this many days go. */

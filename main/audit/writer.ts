@@ -9,6 +9,7 @@ import type {
   AgentSessionStart,
   DecisionRecord,
   Ending,
+  ExchangeRecord,
   ServerRunEnd,
   ServerRunStart,
   ServerStateChange,
@@ -30,6 +31,8 @@ export interface AuditWriter {
   stderr(line: StderrLine): void;
   stderrBatch(lines: readonly StderrLine[]): void;
   decision(d: DecisionRecord): void;
+  /** A call as it arrived (outcome `pending`) and again as it ended: one row, upserted. */
+  exchange(e: ExchangeRecord): void;
   stats(): WriterStats;
 }
 
@@ -63,7 +66,8 @@ type ControlOp =
   | { t: 'runStart'; v: ServerRunStart; at: number }
   | { t: 'runEnd'; v: ServerRunEnd; at: number }
   | { t: 'state'; v: ServerStateChange; at: number }
-  | { t: 'decision'; v: DecisionRecord; at: number };
+  | { t: 'decision'; v: DecisionRecord; at: number }
+  | { t: 'exchange'; v: ExchangeRecord; at: number };
 
 interface Gap {
   session: string;
@@ -137,6 +141,8 @@ const messageJson = (ev: TrafficEvent): string | null => (ev.message === undefin
 
 export class QueuedWriter implements AuditWriter {
   private control: ControlOp[] = [];
+  /** Exchange rows still in `control`, by session and id (see exchange()). */
+  private readonly queuedExchanges = new Map<string, { t: 'exchange'; v: ExchangeRecord; at: number }>();
   private readonly trafficQ = new Fifo<TrafficEvent>();
   private readonly stderrQ = new Fifo<StderrLine>();
   private gaps = new Map<string, Gap>();
@@ -204,6 +210,20 @@ export class QueuedWriter implements AuditWriter {
     this.pushControl({ t: 'decision', v, at: v.ts ?? Date.now() });
   }
 
+  exchange(v: ExchangeRecord): void {
+    // A call that opens and ends between two flushes is one row write, not two: the queued
+    // op takes the newer state (the row is an upsert either way).
+    const key = `${v.session}\u0000${v.id}`;
+    const queued = this.queuedExchanges.get(key);
+    if (queued) {
+      queued.v = v;
+      return;
+    }
+    const op = { t: 'exchange' as const, v, at: v.ts };
+    this.queuedExchanges.set(key, op);
+    this.pushControl(op);
+  }
+
   traffic(ev: TrafficEvent): void {
     if (!this.accepting()) return;
     this.enqueueTraffic(ev);
@@ -262,6 +282,7 @@ export class QueuedWriter implements AuditWriter {
     this.flushing = true;
     const control = this.control;
     this.control = [];
+    this.queuedExchanges.clear();
     const stderr = this.stderrQ.take(Math.max(0, maxRows - control.length));
     const traffic = this.trafficQ.take(Math.max(0, maxRows - control.length - stderr.length));
     for (const f of this.faultRate.takeCounted()) this.mergeGap({ session: f.session, stream: 'faults', dropped: f.dropped, firstTs: f.firstTs, lastTs: f.lastTs });
@@ -425,6 +446,18 @@ export class QueuedWriter implements AuditWriter {
         `INSERT INTO messages (tap_seq, ts, session, agent_session, server, direction, kind, method, rpc_id, bytes,
            message, fault, exchange, decision, tool, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
+      exchange: db.prepare(
+        `INSERT INTO exchanges (id, ts, session, agent_session, kind, method, server, tool, advertised, parent, downstream_id,
+           upstream_id, decision, decided_by, rule, answered_by, reason, outcome, error, decided_at, sent_at, answered_at,
+           latency_ms, request_bytes, response_bytes)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session, id) DO UPDATE SET agent_session = excluded.agent_session, server = excluded.server,
+           tool = excluded.tool, advertised = excluded.advertised, upstream_id = excluded.upstream_id,
+           decision = excluded.decision, decided_by = excluded.decided_by, rule = excluded.rule,
+           answered_by = excluded.answered_by, reason = excluded.reason, outcome = excluded.outcome, error = excluded.error,
+           decided_at = excluded.decided_at, sent_at = excluded.sent_at, answered_at = excluded.answered_at,
+           latency_ms = excluded.latency_ms, request_bytes = excluded.request_bytes, response_bytes = excluded.response_bytes`,
+      ),
       stderr: db.prepare(`INSERT INTO stderr_lines (tap_seq, ts, session, server, run, line) VALUES (?, ?, ?, ?, ?, ?)`),
       gap: db.prepare(`INSERT INTO audit_gaps (ts, session, stream, dropped, first_ts, last_ts) VALUES (?, ?, ?, ?, ?, ?)`),
     };
@@ -462,6 +495,15 @@ export class QueuedWriter implements AuditWriter {
         case 'state': {
           const v = op.v;
           st.state.run(v.session, v.server, n(v.run), op.at, v.state, s(v.reason));
+          return;
+        }
+        case 'exchange': {
+          const v = op.v;
+          const id = (x: string | number | undefined) => (x === undefined ? null : String(x));
+          st.exchange.run(v.id, v.ts, v.session, s(v.agentSession), v.kind, v.method, s(v.server), s(v.tool), s(v.advertised),
+            s(v.parent), id(v.downstreamId), id(v.upstreamId), s(v.decision), s(v.decidedBy), s(v.rule), s(v.answeredBy),
+            s(v.reason), v.outcome, s(v.error), n(v.decidedAt), n(v.sentAt), n(v.answeredAt), n(v.latencyMs),
+            n(v.requestBytes), n(v.responseBytes));
           return;
         }
         case 'decision': {
@@ -544,5 +586,7 @@ function describe(op: ControlOp): string {
       return `state ${op.v.state} of ${op.v.server} in session ${op.v.session}`;
     case 'decision':
       return `decision ${op.v.decision} for ${op.v.tool} in session ${op.v.session}`;
+    case 'exchange':
+      return `exchange ${op.v.id} (${op.v.outcome}) in session ${op.v.session}`;
   }
 }

@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { dataDir } from '../paths';
-import { formatDecision, formatMessage, formatRun, formatSession, formatStderr, SESSION_HEADER, dateTime } from '../audit/format';
+import { CALL_HEADER, formatCall, formatDecision, formatMessage, formatRun, formatSession, formatStderr, SESSION_HEADER, dateTime } from '../audit/format';
 import { parseTimeBound, MAX_LIMIT } from '../audit/queries';
 import { DEFAULT_RETENTION } from '../audit/retention';
 import { auditDbFile, openAuditStore, type AuditStore } from '../audit/store';
-import type { AuditStream, DecisionFilter, MessageFilter, PruneOptions, StderrFilter } from '../audit/types';
+import type { AuditStream, CallFilter, DecisionFilter, MessageFilter, PruneOptions, StderrFilter } from '../audit/types';
 import type { TrafficDirection } from '../protocol/types';
 
 const USAGE = `usage:
@@ -17,12 +17,20 @@ const USAGE = `usage:
   gatehouse audit tail [--session S|latest|all] [--server X] [-n N] [--follow] [--stderr|--decisions]
   gatehouse audit query [--session S] [--server X] [--method M] [--direction D] [--since T] [--until T]
                         [--text STR] [--limit N] [--after-seq N] [--before-seq N] [--json] [--stderr|--decisions]
+  gatehouse audit calls [--session S|latest|all] [--outcome O] [--decided-by B] [--decision D] [--tool T]
+                        [--server X] [--since T] [--until T] [--text STR] [-n N] [--json]
   gatehouse audit export --jsonl [--out FILE] [filters as for query] [--stderr|--decisions]
   gatehouse audit prune [--max-age-days N] [--max-messages N] [--max-stderr-lines N] [--json]
 common: --data-dir DIR (default: GATEHOUSE_DATA_DIR, else $XDG_STATE_HOME/gatehouse)
 times (--since/--until): epoch ms, ISO 8601, or a duration back from now (90s, 15m, 2h, 7d)
 directions: agent_to_gateway, gateway_to_agent, gateway_to_server, server_to_gateway
+outcomes (calls): pending, ok, error, denied, unavailable, timeout, cancelled, aborted
+decided by (calls): rule, person, timeout, no_approver, cancelled, gateway
 `;
+
+const OUTCOMES = ['pending', 'ok', 'error', 'denied', 'unavailable', 'timeout', 'cancelled', 'aborted'];
+const DECIDERS = ['rule', 'person', 'timeout', 'no_approver', 'cancelled', 'gateway'];
+const DECISIONS = ['ALLOW', 'APPROVAL', 'DENY'];
 
 const DIRECTIONS: readonly TrafficDirection[] = ['agent_to_gateway', 'gateway_to_agent', 'gateway_to_server', 'server_to_gateway'];
 const FOLLOW_POLL_MS = 250;
@@ -62,6 +70,8 @@ export async function run(argv: string[]): Promise<number> {
         return await query(rest);
       case 'export':
         return await exportCmd(rest);
+      case 'calls':
+        return await calls(rest);
       case 'prune':
         return await pruneCmd(rest);
       case undefined:
@@ -212,6 +222,43 @@ async function query(argv: string[]): Promise<number> {
       const hint = f.latest ? `--latest --before-seq ${rows[0]?.seq}` : `--after-seq ${rows[rows.length - 1]?.seq}`;
       process.stderr.write(`gatehouse audit: more rows match; next page: ${hint}\n`);
     }
+    return 0;
+  });
+}
+
+/** One row per call: decision, who decided, outcome, latency (the audit store's exchanges). */
+async function calls(argv: string[]): Promise<number> {
+  const v = parse(argv, {
+    ...filters,
+    outcome: { type: 'string' },
+    'decided-by': { type: 'string' },
+    decision: { type: 'string' },
+    n: { type: 'string', short: 'n' },
+    json: { type: 'boolean' },
+  });
+  if (v.help) return help();
+  for (const only of ['method', 'direction', 'stderr', 'decisions']) {
+    if (v[only] !== undefined) throw new UsageError(`--${only} does not apply to calls`);
+  }
+  const oneOf = (name: string, allowed: string[]): string | undefined => {
+    const x = str(v, name);
+    if (x !== undefined && !allowed.includes(x)) throw new UsageError(`--${name} expects one of ${allowed.join(', ')}, got '${x}'`);
+    return x;
+  };
+  const f: CallFilter = { ...filterOf(v), limit: int(v, 'n') ?? 50, latest: true };
+  const outcome = oneOf('outcome', OUTCOMES);
+  const decidedBy = oneOf('decided-by', DECIDERS);
+  const decision = oneOf('decision', DECISIONS);
+  if (outcome) f.outcome = outcome;
+  if (decidedBy) f.decidedBy = decidedBy;
+  if (decision) f.decision = decision as CallFilter['decision'];
+  return withStore(v, async (store) => {
+    const sessionRef = str(v, 'session') ?? 'all';
+    if (sessionRef !== 'all') f.session = resolve(store, sessionRef);
+    const rows = store.queryCalls(f);
+    if (v.json) await emit(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length) await emit(`${CALL_HEADER}\n${rows.map(formatCall).join('\n')}\n`);
+    else process.stderr.write('gatehouse audit: no calls match\n');
     return 0;
   });
 }

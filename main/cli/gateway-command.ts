@@ -90,6 +90,8 @@ export async function run(argv: string[]): Promise<number> {
     toolSurface: surface,
     httpPort,
     kind: 'gateway',
+    // A host that launched us waits for initialize: answer it at once, with what is ready.
+    waitForServers: false,
   });
   if (launch.endpoint) {
     log(`gatehouse gateway: listening on ${launch.endpoint.url}`);

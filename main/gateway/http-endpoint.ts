@@ -22,7 +22,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { TappedTransport, type TrafficTap } from '../protocol/traffic-tap';
+import type { TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import type { Gateway } from './gateway';
 import { answerBodyError, applyConnectionLimits, DEFAULT_HTTP_LIMITS, HttpBodyError, parseRpcBody, readLimitedBody, type HttpLimits } from './http-limits';
@@ -215,14 +215,12 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
   const allowedOrigins = () =>
     new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, ...(opts.allowedOrigins ?? [])]);
 
-  const tapped = (inner: Transport, agentSession: string): Transport =>
-    new TappedTransport(
-      inner,
-      opts.tap,
-      // The agent's request, our response and the upstream leg share one exchange id.
-      { session: opts.gateway.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent', annotate: opts.gateway.downstreamAnnotate(agentSession) },
-      opts.redactor,
-    );
+  // Each session's SDK Server sits on an exchange channel, which records the session's traffic
+  // and takes the calls the gateway forwards (session-setup.ts).
+  const connectSession = async (inner: Transport, info: { id: string; transport: 'streamable-http' | 'sse'; terminal?: string }): Promise<void> => {
+    const session = opts.gateway.openSession(info, { tap: opts.tap, redactor: opts.redactor });
+    await session.connect(inner);
+  };
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // DNS rebinding: a foreign Host or Origin never gets further than this.
@@ -275,8 +273,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
       }),
       () => sessions.delete(id),
     );
-    const server = opts.gateway.createSessionServer({ id, transport: 'streamable-http', ...(label ? { terminal: label } : {}) });
-    await server.connect(tapped(transport, id));
+    await connectSession(transport, { id, transport: 'streamable-http', ...(label ? { terminal: label } : {}) });
     await transport.handle(req, res, body);
   }
 
@@ -285,9 +282,8 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     const transport = new SSEServerTransport('/messages', res);
     const id = transport.sessionId;
     sessions.set(id, { id, label, transport, lastActive: Date.now() });
-    const server = opts.gateway.createSessionServer({ id, transport: 'sse', ...(label ? { terminal: label } : {}) });
-    await server.connect(tapped(transport, id));
-    // The tap took over the transport's onclose (its constructor installs its own): chain on it.
+    await connectSession(transport, { id, transport: 'sse', ...(label ? { terminal: label } : {}) });
+    // The channel took over the transport's onclose: chain on it.
     const tappedClose = transport.onclose;
     transport.onclose = () => {
       sessions.delete(id);

@@ -9,9 +9,10 @@
 //   {"status": "success"|"failure", "data": ..., "error": {error_type, error_message, error_details} | null, "explanation": ...}
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FramedStreamTransport } from '../protocol/framed-stream-transport';
-import { transportObserver, type TrafficTap } from '../protocol/traffic-tap';
+import type { TrafficTap } from '../protocol/traffic-tap';
+import { toRpcError } from './errors';
 import type { DecodedFault } from '../protocol/framing';
 import { errorResponseText } from '../protocol/json-limits';
 import type { Redactor } from '../secrets/redactor';
@@ -111,13 +112,14 @@ export async function callLegacyEnvelope(gateway: Gateway, envelope: LegacyEnvel
       explanation: denied ? `the policy did not allow ${canonical}` : `${canonical} returned an error`,
     };
   } catch (err) {
-    const unknownTool = err instanceof McpError && err.code === ErrorCode.InvalidParams && /Unknown tool/.test(err.message);
+    const e = toRpcError(err);
+    const unknownTool = e.code === ErrorCode.InvalidParams && /Unknown tool/.test(e.message);
     return {
       status: 'failure',
       data: null,
       error: {
         error_type: unknownTool ? 'UnknownToolError' : 'ProtocolError',
-        error_message: err instanceof McpError ? err.message.replace(/^MCP error -?\d+: /, '') : String(err),
+        error_message: e.message,
         error_details: { tool_name: name },
       },
       explanation: unknownTool ? `no tool named '${name}' in this workspace` : `the call to ${canonical} failed`,
@@ -137,11 +139,11 @@ function rawIdOf(item: DecodedFault): string | undefined {
 export async function startStdioEndpoint(opts: StdioEndpointOptions): Promise<StdioEndpoint> {
   const { gateway } = opts;
   const agentSession = randomUUID();
-  const observer = transportObserver(
-    opts.tap,
-    { session: gateway.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent', annotate: gateway.downstreamAnnotate(agentSession) },
-    opts.redactor,
-  );
+  const session = gateway.openSession({ id: agentSession, transport: 'stdio' }, { tap: opts.tap, redactor: opts.redactor, observed: true });
+  const observer = session.channel.observer;
+  // Legacy envelopes carry no id: a client pairs the replies by order, so each reply waits
+  // for the one before it (the calls themselves still run concurrently).
+  let legacyTail: Promise<unknown> = Promise.resolve();
   // Declared before use by the fault handler; assigned once, right below.
   // eslint-disable-next-line prefer-const
   let transport: FramedStreamTransport;
@@ -150,7 +152,8 @@ export async function startStdioEndpoint(opts: StdioEndpointOptions): Promise<St
     const framing = item.framing ?? 'line';
     const value = item.json;
     if (isLegacyEnvelope(value)) {
-      void callLegacyEnvelope(gateway, value, agentSession).then((reply) => transport.sendRaw(reply, framing).catch(() => {}));
+      const reply = callLegacyEnvelope(gateway, value, agentSession);
+      legacyTail = legacyTail.then(() => reply).then((r) => transport.sendRaw(r, framing).catch(() => {}));
       return;
     }
     // A refused response from the agent (to a request of ours) needs no answer.
@@ -187,13 +190,13 @@ export async function startStdioEndpoint(opts: StdioEndpointOptions): Promise<St
     },
   });
   const closed = new Promise<void>((resolve) => {
-    const server = gateway.createSessionServer({ id: agentSession, transport: 'stdio' });
+    const server = session.server;
     const prev = server.onclose;
     server.onclose = () => {
       prev?.();
       resolve();
     };
-    void server.connect(transport);
+    void session.connect(transport);
   });
   return { agentSession, closed, close: () => transport.close() };
 }

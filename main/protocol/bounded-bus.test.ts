@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BoundedBus, type BatchInfo } from './bounded-bus';
+import { attachJsonText, messageJsonText } from './json-text';
 
 interface Item {
   seq: number;
@@ -132,5 +133,16 @@ describe('BoundedBus', () => {
     b.publish({ n: 3 });
     expect(b.stats().total).toBe(3);
     expect(b.snapshot({ limit: 1 })[0]!.n).toBe(3);
+  });
+
+  it('stamps the seq on the record it was given, so the JSON text kept on it reaches the audit writer', () => {
+    const b = new BoundedBus<{ seq: number; message: unknown }>();
+    const message = { jsonrpc: '2.0', id: 1, result: {} };
+    const record = { message };
+    attachJsonText(record, message, 'TEXT-AS-WRITTEN');
+    const published = b.publish(record);
+    expect(published).toBe(record);
+    expect(published.seq).toBe(1);
+    expect(messageJsonText(b.snapshot()[0]!)).toBe('TEXT-AS-WRITTEN');
   });
 });

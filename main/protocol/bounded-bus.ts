@@ -132,9 +132,15 @@ export class BoundedBus<T extends { seq: number }> {
     }
   }
 
-  /** Record an item; returns it with its seq. Synchronous and O(subscribers); never calls a subscriber. */
+  /**
+   * Record an item; returns it with its seq. Synchronous and O(subscribers); never calls a
+   * subscriber. The seq is stamped on the item itself, not on a copy: the recorder built it for
+   * the bus, and a copy would lose what it keeps under a symbol (the message's JSON text, which
+   * the audit writer stores instead of serialising the message again: json-text.ts).
+   */
   publish(item: Omit<T, 'seq'>): T {
-    const full = { ...item, seq: ++this.seq } as T;
+    const full = item as T;
+    full.seq = ++this.seq;
     const size = this.measure(full);
     if (this.sizeOf) {
       this.heldBytes += size - (this.held === this.capacity ? this.sizes[this.next]! : 0);

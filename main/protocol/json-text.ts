@@ -24,23 +24,25 @@ export function messageJsonText(record: { message: unknown }): string | undefine
   return JSON.stringify(record.message) as string | undefined;
 }
 
-// One-message hand-off between a tap that serialised a message it is about to send and the
-// transport it sends it through (TappedTransport → the lean HTTP transport): the send path is
-// synchronous from one to the other, so one slot is enough, and it is cleared on use.
-let offeredMessage: unknown;
-let offeredText: string | undefined;
+// Hand-off between a channel that serialised a message it is about to send and the transport
+// that writes it (exchange channel → the lean HTTP transport). Keyed by the message object
+// itself, so no ordering between the two matters; a message that was never offered (or one
+// whose entry the GC took with it) is serialised again.
+const offered = new WeakMap<object, string>();
 
 /** Offers the text of the message about to be sent to the transport that sends it. */
 export function offerSendText(message: unknown, text: string): void {
-  offeredMessage = message;
-  offeredText = text;
+  if (message !== null && typeof message === 'object') offered.set(message, text);
 }
 
-/** JSON.stringify(message), taken from the hand-off when the tap just serialised this very message. */
+/** JSON.stringify(message), taken from the hand-off when this very message was offered. */
 export function sendText(message: unknown): string {
-  const text = offeredText;
-  const match = offeredMessage === message;
-  offeredMessage = undefined;
-  offeredText = undefined;
-  return match && text !== undefined ? text : JSON.stringify(message);
+  if (message !== null && typeof message === 'object') {
+    const text = offered.get(message);
+    if (text !== undefined) {
+      offered.delete(message);
+      return text;
+    }
+  }
+  return JSON.stringify(message);
 }

@@ -13,7 +13,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Redactor } from '../secrets/redactor';
 import { FramedStreamTransport } from './framed-stream-transport';
-import { classifyMessage, StderrBus, TappedTransport, TrafficTap, transportObserver } from './traffic-tap';
+import { classifyMessage, StderrBus, TrafficTap } from './traffic-tap';
+import { ExchangeChannel } from './exchange-channel';
 import type { TrafficEvent } from './types';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,7 +46,7 @@ describe('classifyMessage', () => {
   });
 });
 
-describe('transportObserver on a real server process', () => {
+describe('the exchange channel as a framed stream\'s observer, on a real server process', () => {
   it('records every message and fault of the hop, redacted, with methods and latency on responses', async () => {
     const child: ChildProcess = spawn(process.execPath, [`${root}tests/fixtures/protocol/garbage-server.mjs`], {
       stdio: ['pipe', 'pipe', 'ignore'],
@@ -55,11 +56,12 @@ describe('transportObserver on a real server process', () => {
     cleanups.push(() => tap.close());
     const redactor = new Redactor();
     redactor.add('FILES_KEY', SECRET);
-    const observer = transportObserver(
+    const { observer } = new ExchangeChannel({
       tap,
-      { session: 'launch-1', server: 'files', inbound: 'server_to_gateway', outbound: 'gateway_to_server' },
+      meta: { session: 'launch-1', server: 'files', inbound: 'server_to_gateway', outbound: 'gateway_to_server' },
       redactor,
-    );
+      observed: true,
+    });
     const transport = new FramedStreamTransport(child.stdout!, child.stdin!, { framing: 'auto', observer });
     const delivered: TrafficEvent[] = [];
     tap.subscribe((batch) => delivered.push(...batch), { intervalMs: 1 });
@@ -102,7 +104,7 @@ describe('transportObserver on a real server process', () => {
   });
 });
 
-describe('TappedTransport', () => {
+describe('the exchange channel on a transport that is not a framed stream', () => {
   it('forwards everything unchanged and in order (in-memory pair)', async () => {
     const tap = new TrafficTap();
     cleanups.push(() => tap.close());
@@ -113,12 +115,10 @@ describe('TappedTransport', () => {
       sentToInner.push(m);
       return innerSend(m, o);
     };
-    const tapped = new TappedTransport(clientSide, tap, {
-      session: 's',
-      agentSession: 'agent-1',
-      inbound: 'gateway_to_agent',
-      outbound: 'agent_to_gateway',
-    });
+    const tapped = new ExchangeChannel({
+      tap,
+      meta: { session: 's', agentSession: 'agent-1', inbound: 'gateway_to_agent', outbound: 'agent_to_gateway' },
+    }).attach(clientSide);
     const server = echoServer();
     await server.connect(serverSide);
     const client = new Client({ name: 'c', version: '1' });
@@ -156,7 +156,7 @@ describe('TappedTransport', () => {
     const server = echoServer();
     const serverInner = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
     await server.connect(
-      new TappedTransport(serverInner, tap, { session: 's', inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' }, redactor),
+      new ExchangeChannel({ tap, meta: { session: 's', inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' }, redactor }).attach(serverInner),
     );
     const http: HttpServer = createServer((req, res) => void serverInner.handleRequest(req, res));
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -165,12 +165,10 @@ describe('TappedTransport', () => {
     const { port } = http.address() as AddressInfo;
 
     const clientInner = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
-    const clientTapped = new TappedTransport(clientInner, tap, {
-      session: 's',
-      server: 'remote',
-      inbound: 'server_to_gateway',
-      outbound: 'gateway_to_server',
-    });
+    const clientTapped = new ExchangeChannel({
+      tap,
+      meta: { session: 's', server: 'remote', inbound: 'server_to_gateway', outbound: 'gateway_to_server' },
+    }).attach(clientInner);
     const client = new Client({ name: 'c', version: '1' });
     await client.connect(clientTapped);
     cleanups.push(() => client.close());

@@ -1,15 +1,13 @@
 // The traffic tap: every message in and out of every server and agent session becomes a
 // TrafficEvent (issue 2, §4) on a bounded bus that the UI and the audit writer drain in
 // batches. Recording is one synchronous publish; the protocol path never waits for a reader.
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { performance } from 'node:perf_hooks';
 import type { Redactor } from '../secrets/redactor';
 import { BoundedBus, type BoundedBusOptions } from './bounded-bus';
-import type { DecodedFault, WireFraming } from './framing';
-import type { FramedStreamObserver } from './framed-stream-transport';
-import { attachJsonText, offerSendText } from './json-text';
-import type { StderrLine, TrafficDirection, TrafficEvent, TrafficKind, TrafficRecord } from './types';
+import type { DecodedFault } from './framing';
+import { attachJsonText } from './json-text';
+import type { ExchangeStamp, StderrLine, TrafficDirection, TrafficEvent, TrafficKind, TrafficRecord } from './types';
 
 // Sizes for the buses' byte budgets: a message holds about its wire bytes twice (the parsed
 // value and the JSON text kept for the audit writer), a line its UTF-16 characters.
@@ -52,27 +50,21 @@ export interface TapMeta {
   inbound: TrafficDirection;
   /** Direction of what this transport sends (e.g. `gateway_to_server`). */
   outbound: TrafficDirection;
-  /**
-   * Cross-hop correlation from the gateway: extra fields for a message's record (exchange,
-   * tool, decision). What it returns for a request is also stamped on that request's response.
-   * Called synchronously on the protocol path: it must be cheap and must not throw.
-   */
-  annotate?: (message: JSONRPCMessage, outbound: boolean, cls: MessageClass) => Annotation | undefined;
 }
 
-export type Annotation = Partial<Pick<TrafficRecord, 'exchange' | 'tool' | 'decision' | 'agentSession'>>;
-
-type OpenRequest = { method: string; ts: number; note?: Annotation };
+type OpenRequest = { method: string; ts: number };
 
 /** Requests remembered for response method/latency; beyond this the oldest are forgotten. */
 const MAX_OPEN_REQUESTS = 10_000;
 
 /**
- * Builds records for one hop. It remembers each open request's method and start time, so a
- * response carries the method it answers and the hop's latency (the gateway correlates
- * across hops; this is only one hop).
+ * Builds records for one hop. A message that belongs to an exchange is stamped by the code
+ * that carries it (the exchange channel), which passes the exchange and, for a response, when
+ * this hop's request went: the record gets exchange, tool, decision, method and latency from
+ * there. Other requests (initialize, lists, ping) are paired here, per hop, for method and
+ * latency only.
  */
-class HopRecorder {
+export class HopRecorder {
   // Requests we sent (answered inbound) and requests we received (answered outbound).
   private readonly sent = new Map<RequestId, OpenRequest>();
   private readonly received = new Map<RequestId, OpenRequest>();
@@ -83,8 +75,11 @@ class HopRecorder {
     private readonly redactor: Redactor | undefined,
   ) {}
 
-  /** `text`, when given, is JSON.stringify(message), already made by the caller. */
-  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string): void {
+  /**
+   * `text`, when given, is JSON.stringify(message), already made by the caller. `stamp`: the
+   * exchange the message belongs to; `since`: for a response, when this hop's request crossed.
+   */
+  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string, stamp?: ExchangeStamp, since?: number): void {
     const ts = now();
     const cls = classifyMessage(message);
     const record: TrafficRecord = {
@@ -104,10 +99,17 @@ class HopRecorder {
     if (this.meta.agentSession !== undefined) record.agentSession = this.meta.agentSession;
     if (cls.id !== undefined) record.id = cls.id;
     if (cls.method !== undefined) record.method = cls.method;
-    const note = this.meta.annotate?.(message, outbound, cls);
-
-    if (cls.kind === 'request' && cls.id !== undefined && cls.method !== undefined) {
-      remember(outbound ? this.sent : this.received, cls.id, note ? { method: cls.method, ts, note } : { method: cls.method, ts });
+    if (stamp) {
+      record.exchange = stamp.id;
+      if (stamp.tool !== undefined) record.tool = stamp.tool;
+      if (stamp.decision !== undefined) record.decision = stamp.decision;
+      if (record.agentSession === undefined && stamp.agentSession !== undefined) record.agentSession = stamp.agentSession;
+      if (cls.kind === 'response' || cls.kind === 'error') {
+        record.method = stamp.method;
+        if (since !== undefined) record.latencyMs = ts - since;
+      }
+    } else if (cls.kind === 'request' && cls.id !== undefined && cls.method !== undefined) {
+      remember(outbound ? this.sent : this.received, cls.id, { method: cls.method, ts });
     } else if ((cls.kind === 'response' || cls.kind === 'error') && cls.id !== undefined) {
       const open = outbound ? this.received : this.sent;
       const req = open.get(cls.id);
@@ -115,10 +117,8 @@ class HopRecorder {
         open.delete(cls.id);
         record.method = req.method;
         record.latencyMs = ts - req.ts;
-        if (req.note) Object.assign(record, req.note);
       }
     }
-    if (note) Object.assign(record, note);
     this.tap.publish(record);
   }
 
@@ -138,86 +138,6 @@ class HopRecorder {
   }
 }
 
-/** The observer for a FramedStreamTransport that records this hop's traffic into `tap`. */
-export function transportObserver(tap: TrafficTap, meta: TapMeta, redactor?: Redactor): Required<FramedStreamObserver> {
-  const hop = new HopRecorder(tap, meta, redactor);
-  return {
-    inbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming) => hop.message(message, bytes, false),
-    outbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming, text?: string) => hop.message(message, bytes, true, text),
-    fault: (item: DecodedFault) => hop.fault(item),
-  };
-}
-
-/**
- * Taps a transport that is not a framed stream (the SDK's Streamable HTTP client and server
- * transports). Messages pass through unchanged and in order; the only added work is one
- * synchronous publish per message. Bytes are the JSON text's length: HTTP framing and SSE
- * envelopes are not the message.
- */
-export class TappedTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-
-  private readonly hop: HopRecorder;
-
-  constructor(
-    readonly inner: Transport,
-    tap: TrafficTap,
-    meta: TapMeta,
-    redactor?: Redactor,
-  ) {
-    this.hop = new HopRecorder(tap, meta, redactor);
-    // Installed now, not in start(): an inner transport may deliver as soon as it exists
-    // (a server transport handed a request before connect() finished).
-    inner.onmessage = (message, extra) => {
-      this.record(message, false);
-      this.onmessage?.(message, extra);
-    };
-    inner.onclose = () => this.onclose?.();
-    inner.onerror = (error) => this.onerror?.(error);
-  }
-
-  get sessionId(): string | undefined {
-    return this.inner.sessionId;
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const text = this.record(message, true);
-    // A transport that serialises what it sends (the lean HTTP transport) takes this text
-    // instead of making it again (json-text.ts).
-    if (text !== undefined) offerSendText(message, text);
-    return this.inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  setProtocolVersion(version: string): void {
-    this.inner.setProtocolVersion?.(version);
-  }
-
-  /** Records one message; returns its JSON text (made to count its bytes). */
-  private record(message: JSONRPCMessage, outbound: boolean): string | undefined {
-    try {
-      const text = JSON.stringify(message);
-      this.hop.message(message, Buffer.byteLength(text), outbound, text);
-      return text;
-    } catch (err) {
-      // The tap must never break the hop it observes.
-      try {
-        this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-      } catch {}
-      return undefined;
-    }
-  }
-}
-
 function remember(map: Map<RequestId, OpenRequest>, id: RequestId, value: OpenRequest): void {
   if (map.size >= MAX_OPEN_REQUESTS) {
     const oldest = map.keys().next();
@@ -226,6 +146,6 @@ function remember(map: Map<RequestId, OpenRequest>, id: RequestId, value: OpenRe
   map.set(id, value);
 }
 
-function now(): number {
+export function now(): number {
   return performance.timeOrigin + performance.now();
 }

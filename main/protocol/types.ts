@@ -39,6 +39,22 @@ export interface TrafficEvent {
   latencyMs?: number;
 }
 
+/**
+ * What a traffic record learns from the exchange it belongs to (main/gateway/exchanges.ts's
+ * Exchange is one): the stamp is read when the message crosses, so it carries the decision
+ * as it stands then.
+ */
+export interface ExchangeStamp {
+  id: string;
+  agentSession?: string;
+  tool?: string;
+  decision?: 'ALLOW' | 'APPROVAL' | 'DENY';
+  method: string;
+  /** Filled by the channel that received the request and sent its answer: wire sizes. */
+  requestBytes?: number;
+  responseBytes?: number;
+}
+
 /** What a recorder hands to the tap: everything but the sequence number. */
 export type TrafficRecord = Omit<TrafficEvent, 'seq'>;
 

@@ -9,8 +9,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { z } from 'zod';
 import {
   ErrorCode,
   LATEST_PROTOCOL_VERSION,
@@ -24,7 +22,8 @@ import type { Redactor } from '../secrets/redactor';
 import type { UpstreamOAuth } from '../auth/upstream-oauth';
 import { FramedStreamTransport } from '../protocol/framed-stream-transport';
 import { LineSplitter } from '../protocol/line-splitter';
-import { TappedTransport, transportObserver, type StderrBus, type TapMeta, type TrafficTap } from '../protocol/traffic-tap';
+import type { StderrBus, TapMeta, TrafficTap } from '../protocol/traffic-tap';
+import { ExchangeChannel, type ChannelRoutes } from '../protocol/exchange-channel';
 import { buildServerEnv } from './env';
 import { CommandNotFoundError, resolveCommand } from './shell-path';
 import { bundledBinEntry } from './bundled-bins';
@@ -37,7 +36,6 @@ export const SERVER_INBOUND_BYTES_PER_SEC = 4 * 1024 * 1024;
 /** Notification bytes per second one server may have relayed to agents (bursts of one max-size message). */
 export const SERVER_NOTIFICATION_BYTES_PER_SEC = 1024 * 1024;
 /** The message of the error the SDK rejects in-flight requests with when its transport closes. */
-const SDK_CONNECTION_CLOSED = `MCP error ${ErrorCode.ConnectionClosed}: Connection closed`;
 const STDERR_TAIL_SHOWN = 20;
 /** After a child exits, how long its stderr may take to deliver its last lines. */
 const STDERR_DRAIN_MS = 250;
@@ -70,6 +68,11 @@ export interface ManagedServerOptions {
   clientFactory?: (serverId: string) => Client;
   /** `auth: oauth` servers: the OAuth client the transport signs in with (main/auth/). */
   oauth?: UpstreamOAuth;
+  /**
+   * How the run's channel routes what arrives beneath the SDK client (the gateway's: a
+   * server→client request opens an exchange; progress for a gateway token goes to its call).
+   */
+  channelRoutes?: (serverId: string) => ChannelRoutes;
   /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
   stdinGraceMs?: number;
   termGraceMs?: number;
@@ -81,13 +84,6 @@ export interface RunInfo {
   command: string;
   cwd?: string;
   startedAt: number;
-}
-
-export interface ExchangeAnnotation {
-  exchange: string;
-  agentSession?: string;
-  tool?: string;
-  decision?: 'ALLOW' | 'APPROVAL' | 'DENY';
 }
 
 type Events = {
@@ -119,6 +115,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private child: ChildProcess | undefined;
   private pgid: number | undefined;
   private currentClient: Client | undefined;
+  private currentChannel: ExchangeChannel | undefined;
   private currentRun: RunInfo | undefined;
   private startedAt: number | undefined;
   private readyAt: number | undefined;
@@ -132,7 +129,6 @@ export class ManagedServer extends EventEmitter<Events> {
   private protocolFaults = 0;
   private protocolVersion: string | undefined;
   private toolList: Tool[] = [];
-  private nextAnnotation: ExchangeAnnotation | undefined;
   private settledWaiters: Array<() => void> = [];
   private exitWaiters: Array<() => void> = [];
 
@@ -146,6 +142,14 @@ export class ManagedServer extends EventEmitter<Events> {
   /** The SDK client of the current run, only while the server is ready. */
   get client(): Client | undefined {
     return this.state === 'ready' ? this.currentClient : undefined;
+  }
+
+  /**
+   * The channel beneath the SDK client, only while the server is ready: the gateway forwards
+   * calls through it with ids it assigns (the client keeps the lifecycle).
+   */
+  get channel(): ExchangeChannel | undefined {
+    return this.state === 'ready' ? this.currentChannel : undefined;
   }
 
   tools(): Tool[] {
@@ -178,47 +182,6 @@ export class ManagedServer extends EventEmitter<Events> {
       instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
       ...(this.opts.oauth ? { auth: this.opts.oauth.status() } : {}),
     };
-  }
-
-  /**
-   * A request whose upstream leg is tagged with the downstream exchange, so the traffic tap can
-   * show the agent-side call and its upstream leg as one exchange. The SDK sends synchronously
-   * inside Client.request (checked in SDK 1.32's Protocol.request), so the tag set here is the
-   * one the outbound observer sees for this request.
-   */
-  requestAnnotated<T extends z.ZodType>(
-    request: { method: string; params?: Record<string, unknown> },
-    schema: T,
-    options: RequestOptions,
-    annotation: ExchangeAnnotation,
-  ): Promise<z.infer<T>> {
-    const client = this.client;
-    if (!client) {
-      return Promise.reject(new McpError(ErrorCode.ConnectionClosed, `server '${this.id}' is ${this.state} (${this.reason})`));
-    }
-    this.nextAnnotation = annotation;
-    let pending: Promise<z.infer<T>>;
-    try {
-      pending = client.request(request as never, schema as never, options) as Promise<z.infer<T>>;
-    } finally {
-      this.nextAnnotation = undefined;
-    }
-    return pending.catch((err: unknown) => {
-      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-        // -32000 is both the SDK's "Connection closed" and the code many servers use for their
-        // own errors. Only a closed connection (the SDK drops its transport first) went away;
-        // anything else is the server's answer and passes on with its code and message.
-        if (client.transport !== undefined || err.message !== SDK_CONNECTION_CLOSED) throw upstreamError(err);
-        // The SDK rejects in-flight requests with a bare "Connection closed": say which server
-        // went away, so the agent (and the person reading the traffic) knows what happened.
-        const why = this.unsyncReason ?? (this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout');
-        throw new McpError(
-          ErrorCode.ConnectionClosed,
-          `server '${this.id}' went away while this request was in flight (${why}); the request was not retried`,
-        );
-      }
-      throw err;
-    });
   }
 
   /** The full stderr ring (redacted), for a late-attaching view. */
@@ -302,8 +265,19 @@ export class ManagedServer extends EventEmitter<Events> {
     this.setState('starting', this.run === 1 ? 'launching' : `restart ${this.attempt} of ${this.spec.restart.maxRestarts}`);
     let client: Client;
     try {
-      const transport = this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run);
+      const channel = new ExchangeChannel({
+        tap: this.opts.tap,
+        meta: this.tapMeta(),
+        redactor: this.opts.redactor,
+        observed: this.spec.kind !== 'http',
+        routes: this.opts.channelRoutes?.(this.id),
+        // The SDK would say a bare "Connection closed": say which server went away.
+        closedMessage: () =>
+          `server '${this.id}' went away while this request was in flight (${this.unsyncReason ?? (this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout')}); the request was not retried`,
+      });
+      const transport = channel.attach(this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run, channel));
       if (run !== this.run) return;
+      this.currentChannel = channel;
       client = this.opts.clientFactory?.(this.id) ?? new Client({ name: 'gatehouse', version: '0.1.0' }, { capabilities: {} });
       this.currentClient = client;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -339,7 +313,7 @@ export class ManagedServer extends EventEmitter<Events> {
     this.settleWaiters();
   }
 
-  private spawnChild(run: number): Transport {
+  private spawnChild(run: number, channel: ExchangeChannel): Transport {
     const spec = this.spec;
     if (spec.kind === 'http') throw new Error('unreachable');
     const env = buildServerEnv({ env: spec.env, inheritEnv: spec.inheritEnv }, this.opts.hostEnv ?? process.env, {
@@ -422,7 +396,7 @@ export class ManagedServer extends EventEmitter<Events> {
     child.stdin!.on('error', () => {});
     this.emit('run-started', runInfo);
 
-    const observer = transportObserver(this.opts.tap, this.tapMeta(), this.opts.redactor);
+    const observer = channel.observer;
     this.heardFromRun = false;
     const auto = spec.kind === 'stdio' && spec.framing === 'auto';
     this.unsyncReason = undefined;
@@ -471,9 +445,8 @@ export class ManagedServer extends EventEmitter<Events> {
     const oauth = this.opts.oauth ? { authProvider: this.opts.oauth, fetch: this.opts.oauth.fetch } : {};
     this.currentRun = { run, command: spec.url, startedAt: this.startedAt ?? Date.now() };
     this.emit('run-started', this.currentRun);
-    const wrap = (t: Transport) => new TappedTransport(t, this.opts.tap, this.tapMeta(), this.opts.redactor);
-    if (spec.transport === 'sse') return wrap(new SSEClientTransport(url, { requestInit, ...oauth }));
-    if (spec.transport === 'streamable-http') return wrap(new StreamableHTTPClientTransport(url, { requestInit, ...oauth }));
+    if (spec.transport === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth });
+    if (spec.transport === 'streamable-http') return new StreamableHTTPClientTransport(url, { requestInit, ...oauth });
     // auto: the backwards-compatibility procedure of the MCP transports spec: POST an
     // InitializeRequest; a 4xx means a legacy SSE server. It must be `initialize`: a Streamable
     // HTTP server answers anything else without a session with 400, which is not "legacy".
@@ -498,12 +471,12 @@ export class ManagedServer extends EventEmitter<Events> {
           .catch(() => {});
       }
       if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403) {
-        return wrap(new SSEClientTransport(url, { requestInit, ...oauth }));
+        return new SSEClientTransport(url, { requestInit, ...oauth });
       }
     } catch (err) {
       throw new Error(`cannot reach ${spec.url}: ${(err as Error).message}`);
     }
-    return wrap(new StreamableHTTPClientTransport(url, { requestInit, ...oauth }));
+    return new StreamableHTTPClientTransport(url, { requestInit, ...oauth });
   }
 
   private tapMeta(): TapMeta {
@@ -512,8 +485,6 @@ export class ManagedServer extends EventEmitter<Events> {
       server: this.id,
       inbound: 'server_to_gateway',
       outbound: 'gateway_to_server',
-      // The upstream leg of a gateway call carries the downstream exchange (see requestAnnotated).
-      annotate: (_msg, outbound, cls) => (outbound && cls.kind === 'request' ? this.nextAnnotation : undefined),
     };
   }
 
@@ -702,6 +673,7 @@ export class ManagedServer extends EventEmitter<Events> {
     this.child = undefined;
     const client = this.currentClient;
     this.currentClient = undefined;
+    this.currentChannel = undefined;
     // Requests in flight fail at once (the SDK rejects them with ConnectionClosed on close).
     void client?.close().catch(() => {});
     this.toolList = [];
@@ -819,13 +791,6 @@ function waitGroupGone(pgid: number, maxMs: number): Promise<void> {
 }
 
 class StartupTimeoutError extends Error {}
-
-/** A server's own JSON-RPC error, as a plain error with its code, message and data (not an McpError). */
-function upstreamError(err: McpError): Error {
-  const prefix = `MCP error ${err.code}: `;
-  const message = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
-  return Object.assign(new Error(message), { code: err.code, data: err.data });
-}
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -7,6 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import type { UpstreamOAuth } from '../auth/upstream-oauth';
 import type { StderrBus, TrafficTap } from '../protocol/traffic-tap';
+import type { ChannelRoutes } from '../protocol/exchange-channel';
 import { appRoot, toolsServerEntry } from '../paths';
 import { ManagedServer, type RunInfo } from './managed-server';
 import { resolveSearchPath } from './shell-path';
@@ -20,6 +21,7 @@ export interface SupervisorOptions {
   clientFactory?: (serverId: string) => Client;
   /** The OAuth client of an `auth: oauth` server (main/auth/auth-manager.ts). */
   oauthFor?: (spec: ServerSpec) => UpstreamOAuth | undefined;
+  channelRoutes?: (serverId: string) => ChannelRoutes;
   stdinGraceMs?: number;
   termGraceMs?: number;
 }
@@ -62,6 +64,7 @@ export class Supervisor extends EventEmitter<Events> {
         toolsServerEntry: toolsServerEntry(),
         clientFactory: this.opts.clientFactory,
         oauth: this.opts.oauthFor?.(spec),
+        channelRoutes: this.opts.channelRoutes,
         stdinGraceMs: this.opts.stdinGraceMs,
         termGraceMs: this.opts.termGraceMs,
       });

@@ -16,6 +16,8 @@ import type { BufferStats, DecisionEvent, PendingApproval, StderrLine, TrafficEv
 export interface TrafficSink {
   replace(events: TrafficEvent[], stats: BufferStats): void;
   append(events: TrafficEvent[], dropped: number): void;
+  /** The host's records of calls: decision, who decided, outcome (and rows for console calls). */
+  applyExchanges(list: EventPayload<'exchange:batch'>['changes'][number]['exchange'][]): void;
   /** A server's session ended (crash, stop, restart): its calls in flight will never be answered. */
   abortPending(server: string, session?: string): number;
 }
@@ -84,6 +86,7 @@ export class AppState {
     sub('approval:resolved');
     sub('approval:notice');
     sub('decision:made');
+    sub('exchange:batch');
 
     if (this.api.onConnectionChange) {
       let everOpened = false;
@@ -125,6 +128,7 @@ export class AppState {
         this.approvals.replace(snap.approvals);
         this.notices.replace(snap.approvalNotices ?? []);
         this.traffic?.replace(snap.traffic, snap.trafficStats);
+        this.traffic?.applyExchanges(snap.exchanges ?? []);
         this.logs?.replace(snap.stderr, snap.stderrStats);
         const lastTraffic = snap.traffic.at(-1)?.seq ?? -Infinity;
         const lastStderr = snap.stderr.at(-1)?.seq ?? -Infinity;
@@ -194,6 +198,9 @@ export class AppState {
       }
       case 'approval:resolved':
         this.approvals.resolve(h.payload.request, h.payload.outcome);
+        break;
+      case 'exchange:batch':
+        this.traffic?.applyExchanges(h.payload.changes.map((c) => c.exchange));
         break;
       case 'approval:notice':
         this.notices.upsert(h.payload.notice);

@@ -192,6 +192,9 @@ describe('approvals relayed from a gateway process to the window', () => {
     window = await new Window().start();
     window.choose = () => 'allow_once';
     await waitFor(() => window!.relay.connections() === 1, 'the gateway reconnected', 20_000);
+    // The window counts the connection when it accepts it; the gateway routes approvals to it
+    // once it has the window's welcome, which it says on stderr.
+    await waitFor(() => /approvals now go to the Gatehouse window/.test(peer.stderr), 'the gateway welcomed by the window', 20_000);
     const r = await write(peer, 'later.txt', 'late but fine');
     expect(r.isError, r.text).toBe(false);
     expect(readFileSync(path.join(tmp.dir, 'ws', 'later.txt'), 'utf8')).toBe('late but fine');

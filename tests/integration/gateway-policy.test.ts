@@ -204,8 +204,7 @@ describe('audit and tap', () => {
     }
   });
 
-  // Fails until http-endpoint.ts passes `annotate: gateway.downstreamAnnotate(agentSession)` to
-  // its TappedTransport (the stdio endpoint does): HTTP agent-side records carry no exchange.
+  // Both endpoints put the session on an exchange channel, which stamps every leg it carries.
   it('shows the agent-side call and its upstream leg as one exchange (HTTP session)', async () => {
     const c = await client();
     await c.callTool({ name: 'say', arguments: { message: 'correlate me over http' } });

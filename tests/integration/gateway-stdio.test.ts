@@ -122,7 +122,29 @@ describe('stdio gateway (quiet)', () => {
     expect(f.message).toMatchObject({ id: 'no-name', error: { code: -32602 } });
     const g = await peer.request('unknown-tool', 'tools/call', { name: 'no_such_tool', arguments: {} });
     expect(g.message).toMatchObject({ id: 'unknown-tool', error: { code: -32602 } });
-    expect((g.message.error as { message: string }).message).toMatch(/Unknown tool: no_such_tool/);
+    // The gateway's own error carries no "MCP error -32602:" prefix: a client SDK adds its own once.
+    expect((g.message.error as { message: string }).message).toBe('Unknown tool: no_such_tool');
+  });
+
+  it('answers 5 legacy envelopes sent back to back in the order they arrived', async () => {
+    const from = peer.frames.length;
+    const envelopes = [
+      { tool_name: 'echo', arguments: { message: 'first-of-five' } },
+      { tool_name: 'no_such_tool_2', arguments: {} },
+      { tool_name: 'read_file', arguments: { file_path: 'hello.txt' } },
+      { tool_name: 'no_such_tool_4', arguments: {} },
+      { tool_name: 'echo', arguments: { message: 'fifth-of-five' } },
+    ];
+    // One write: the gateway reads them in one chunk, and the fast failures would overtake the calls.
+    peer.sendText(envelopes.map((e) => JSON.stringify(e)).join('\n'));
+    await waitFor(() => peer.frames.slice(from).filter((f) => 'status' in f.message).length >= 5, 'five legacy replies');
+    const replies = peer.frames.slice(from).filter((f) => 'status' in f.message).map((f) => JSON.stringify(f.message));
+    expect(replies).toHaveLength(5);
+    expect(replies[0]).toContain('first-of-five');
+    expect(replies[1]).toContain('no_such_tool_2');
+    expect(replies[2]).toContain('hello from the workspace');
+    expect(replies[3]).toContain('no_such_tool_4');
+    expect(replies[4]).toContain('fifth-of-five');
   });
 
   it('runs the legacy envelope: success', async () => {
@@ -194,3 +216,51 @@ describe('stdio gateway lifecycle', () => {
     }
   }, 60_000);
 });
+
+describe('stdio gateway with a server that never answers initialize', () => {
+  const SILENT = `
+name: silent-test
+workspace: ./ws
+servers:
+  silent:
+    command: node
+    args: ["-e", "process.stdin.resume(); setInterval(() => {}, 1e9)"]
+    startup_timeout_s: 600
+  everything:
+    command: mcp-server-everything
+    args: ["stdio"]
+policy:
+  default: allow
+`;
+  let tmp: ReturnType<typeof tempDir>;
+  let peer: RawStdioPeer;
+
+  beforeAll(() => {
+    tmp = tempDir();
+    writeProfile(tmp.dir, SILENT);
+    peer = startGateway(tmp.dir);
+  });
+
+  afterAll(async () => {
+    peer?.kill();
+    await peer?.exit;
+    tmp?.cleanup();
+  });
+
+  it('answers initialize while that server is still starting, and calls the other server', async () => {
+    // The silent server may take 600 s to fail its start; the answer must not wait for it.
+    const init = await initialize(peer);
+    expect((init.message.result as { serverInfo: { name: string } }).serverInfo.name).toBe('gatehouse');
+    // everything's tools are listed once it is ready: at once, after the start grace, or
+    // announced with notifications/tools/list_changed.
+    const names = await waitFor(async () => {
+      const list = await peer.request(`list-${Date.now()}`, 'tools/list');
+      const tools = (list.message.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+      return tools.includes('echo') ? tools : undefined;
+    }, 'echo in tools/list', 60_000);
+    expect(names).toContain('gatehouse_capabilities');
+    const call = await peer.request('echo-1', 'tools/call', { name: 'echo', arguments: { message: 'not held up' } });
+    expect(JSON.stringify(call.message.result)).toContain('not held up');
+  }, 90_000);
+});
+

@@ -97,7 +97,7 @@ describe('crash and restart', () => {
   it("names the server when a gateway-routed request is in flight as it dies", async () => {
     const { server } = await launchOne({ args: [raw, '--exit-after', '1'] });
     const err = await server
-      .requestAnnotated({ method: 'tools/call', params: { name: 'echo', arguments: {} } }, CallToolResultSchema, { timeout: 120_000 }, { exchange: 'x-1' })
+      .channel!.request('tools/call', { name: 'echo', arguments: {} }, { stamp: { id: 'x-1', method: 'tools/call' } })
       .then(
         () => undefined,
         (e: unknown) => e,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lineDiff } from './line-diff';
 import { rowSummary } from './summary';
 import { TrafficStore, findMatches, toJsonl } from './traffic-store';
-import type { TrafficEvent } from './types';
+import type { ExchangeInfo, TrafficEvent } from './types';
 
 let seq = 0;
 function ev(p: Partial<TrafficEvent> & Pick<TrafficEvent, 'direction' | 'kind'>): TrafficEvent {
@@ -249,8 +249,37 @@ describe('TrafficStore filters', () => {
     expect(s.size()).toBe(1);
     expect(s.at(0)!.ev.id).toBe(1);
     s.setFilter({ directions: ['server_to_gateway'] });
-    // the notification, and the call shown as the context of its matching upstream leg
-    expect(rows(s).map((r) => r.ev.method)).toEqual(['tools/call', 'notifications/message']);
+    // Only what the server sent of its own accord: a call travels in its request's direction.
+    expect(rows(s).map((r) => r.ev.method)).toEqual(['notifications/message']);
+  });
+
+  it('each direction option shows only that direction', () => {
+    const s = new TrafficStore();
+    const t = toolCall(1, 11);
+    s.append([
+      t.call,
+      t.leg,
+      req('server_to_gateway', 'srv-1', 'sampling/createMessage', {}, { ...up, exchange: 'A1#1>sampling-1' }),
+      req('gateway_to_agent', 'gh-1', 'sampling/createMessage', {}, { ...down, exchange: 'A1#1>sampling-1' }),
+      t.legRes,
+      t.res,
+    ]);
+    const seen: Record<string, string[]> = {};
+    for (const d of ['agent_to_gateway', 'gateway_to_agent', 'gateway_to_server', 'server_to_gateway'] as const) {
+      s.setFilter({ directions: [d] });
+      seen[d] = rows(s).map((r) => `${r.ev.direction} ${r.ev.method}`);
+      expect(rows(s).every((r) => r.ev.direction === d), d).toBe(true);
+    }
+    expect(seen).toEqual({
+      agent_to_gateway: ['agent_to_gateway tools/call'],
+      gateway_to_agent: ['gateway_to_agent sampling/createMessage'],
+      gateway_to_server: ['gateway_to_server tools/call'],
+      server_to_gateway: ['server_to_gateway sampling/createMessage'],
+    });
+    s.setFilter({ directions: ['gateway_to_server', 'server_to_gateway'] });
+    expect(rows(s).map((r) => r.ev.direction)).toEqual(['gateway_to_server', 'server_to_gateway']);
+    s.setFilter({});
+    expect(s.size()).toBe(1); // the call, its legs under it
   });
 
   it('shows only errors and denials, and updates when a pending call fails', () => {
@@ -322,3 +351,68 @@ describe('TrafficStore export, history and replay', () => {
     ]);
   });
 });
+
+function info(p: Partial<ExchangeInfo> & Pick<ExchangeInfo, 'id'>): ExchangeInfo {
+  return { ts: 1_700_000_000_000, session: 'L1', kind: 'call', method: 'tools/call', outcome: 'pending', ...p };
+}
+
+describe('TrafficStore and the host\'s exchanges', () => {
+  it('shows a Tool console call that never crossed an agent hop, denied or pending, with who decided', () => {
+    const s = new TrafficStore();
+    s.append([req('agent_to_gateway', 1, 'ping', {}, down)]);
+    s.applyExchanges([
+      info({ id: 'ui#console-1', agentSession: 'ui', tool: 'files.write_file', advertised: 'write_file', decision: 'DENY', decidedBy: 'rule', outcome: 'denied' }),
+      info({ id: 'ui#console-2', agentSession: 'ui', tool: 'files.move', advertised: 'move', decision: 'APPROVAL' }),
+    ]);
+    const [ping, denied, pending] = rows(s);
+    expect(ping!.ev.method).toBe('ping');
+    expect(denied).toMatchObject({ synthetic: true, decision: 'DENY', decidedBy: 'rule', outcome: 'denied', status: 'error', tool: 'files.write_file' });
+    expect(pending).toMatchObject({ synthetic: true, decision: 'APPROVAL', status: 'pending' });
+    // Later: a person denied the pending one; the same row changes, no new row.
+    s.applyExchanges([info({ id: 'ui#console-2', agentSession: 'ui', tool: 'files.move', decision: 'APPROVAL', decidedBy: 'person', answeredBy: 'alice', outcome: 'denied' })]);
+    expect(s.size()).toBe(3);
+    expect(rows(s)[2]).toMatchObject({ decidedBy: 'person', outcome: 'denied', status: 'error' });
+    // Load older pages back from the tap's seq, never from a row of its own.
+    expect(s.oldestSeq()).toBe(ping!.seq);
+  });
+
+  it('the Denials chip finds denials by policy, by a person and by the timeout, not allowed calls', () => {
+    const s = new TrafficStore();
+    const calls = [toolCall(1, 11), toolCall(2, 12), toolCall(3, 13), toolCall(4, 14)];
+    for (const t of calls) s.append([t.call]);
+    s.applyExchanges([
+      info({ id: 'A1#1', agentSession: 'A1', decision: 'DENY', decidedBy: 'rule', outcome: 'denied' }),
+      info({ id: 'A1#2', agentSession: 'A1', decision: 'APPROVAL', decidedBy: 'person', outcome: 'denied' }),
+      info({ id: 'A1#3', agentSession: 'A1', decision: 'APPROVAL', decidedBy: 'timeout', outcome: 'denied' }),
+      info({ id: 'A1#4', agentSession: 'A1', decision: 'ALLOW', decidedBy: 'rule', outcome: 'ok' }),
+    ]);
+    s.setFilter({ statuses: ['denied'] });
+    expect(rows(s).map((r) => [r.ev.exchange, r.decidedBy])).toEqual([
+      ['A1#1', 'rule'],
+      ['A1#2', 'person'],
+      ['A1#3', 'timeout'],
+    ]);
+  });
+
+  it('an exchange record that comes before its traffic is applied when the call\'s row arrives', () => {
+    const s = new TrafficStore();
+    s.applyExchanges([info({ id: 'A1#9', agentSession: 'A1', downstreamId: 9, decision: 'APPROVAL', decidedBy: 'timeout', outcome: 'denied' })]);
+    expect(s.size()).toBe(0); // an agent call: its own request row will come
+    s.append([toolCall(9, 19).call]);
+    expect(s.at(0)).toMatchObject({ decidedBy: 'timeout', outcome: 'denied' });
+  });
+
+  it('"Load older" does not invent unmatched rows at the page boundary', () => {
+    const s = new TrafficStore();
+    const t = toolCall(5, 15);
+    const lifecycle = [req('agent_to_gateway', 'l1', 'tools/list', {}, down), res('gateway_to_agent', 'l1', { tools: [] }, down)];
+    s.replace([t.legRes, t.res, req('agent_to_gateway', 6, 'ping', {}, down)]);
+    // The live page starts after the call's request: its response rows have no request held,
+    // but they are legs of a known exchange, not orphans.
+    expect(rows(s).filter((r) => r.status === 'unmatched')).toEqual([]);
+    // The older page ends between a request and its response (the response is older than the page).
+    s.prependHistory([lifecycle[1]!]);
+    expect(rows(s).filter((r) => r.status === 'unmatched')).toEqual([]);
+  });
+});
+

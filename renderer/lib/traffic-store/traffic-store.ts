@@ -7,6 +7,7 @@
 import { invalidateSummary, progressText, rowSummary } from './summary';
 import type {
   Direction,
+  ExchangeInfo,
   HostBufferStats,
   Progress,
   RowStatus,
@@ -57,6 +58,12 @@ export class TrafficStore {
   private readonly tokens = new Map<string, TrafficRow>(); // conn|token → request that asked for progress
   private readonly exchanges = new Map<string, TrafficRow>(); // session|exchange → the agent-side call (or first leg)
   private readonly replayLinks = new Map<string, number>(); // session|exchange → seq of the original call
+  /** session|exchange → the host's record of the call (decision, decider, outcome), latest state. */
+  private readonly exchangeInfo = new Map<string, ExchangeInfo>();
+  private maxSeq = 0;
+  private synthetic = 0;
+  /** Ingesting older history: a response whose request is older still is not "unmatched". */
+  private ingestingHistory = false;
   private readonly methodsSeen = new Set<string>();
   private readonly serversSeen = new Set<string>();
 
@@ -96,6 +103,8 @@ export class TrafficStore {
   /** A fresh snapshot (`host:snapshot`): forget everything held and index these events. */
   replace(events: readonly TrafficEvent[], stats?: HostBufferStats): void {
     this.reset(this.capacity);
+    // A fresh snapshot brings the exchanges it knows of (applyExchanges right after).
+    this.exchangeInfo.clear();
     this.base = stats ? { ...stats } : { held: events.length, total: events.length, dropped: 0 };
     this.appended = 0;
     this.droppedLive = 0;
@@ -128,7 +137,12 @@ export class TrafficStore {
     const current: TrafficEvent[] = [];
     for (let i = 0; i < this.count; i++) current.push(this.rowAt(i)!.ev);
     this.reset(Math.max(this.capacity, older.length + current.length));
-    for (const ev of older) this.ingest(ev);
+    this.ingestingHistory = true;
+    try {
+      for (const ev of older) this.ingest(ev);
+    } finally {
+      this.ingestingHistory = false;
+    }
     for (const ev of current) this.ingest(ev);
     this.rebuildEntries();
     this.changed();
@@ -219,7 +233,35 @@ export class TrafficStore {
 
   /** Seq of the oldest event held (for `traffic:history` `beforeSeq`). */
   oldestSeq(): number | undefined {
-    return this.count > 0 ? this.rowAt(0)!.seq : undefined;
+    // A synthetic row's fractional seq is not a tap seq: page back from the oldest real one.
+    for (let i = 0; i < this.count; i++) {
+      const row = this.rowAt(i)!;
+      if (!row.synthetic) return row.seq;
+    }
+    return undefined;
+  }
+
+  /**
+   * The host's exchange records (`exchange:batch`, `host:snapshot`): each call's row takes its
+   * decision, who decided and its outcome from here. A call that has no agent-side request row
+   * (Tool console, legacy envelope) gets a row of its own, so denied and pending console calls
+   * show too.
+   */
+  applyExchanges(list: readonly ExchangeInfo[]): void {
+    if (list.length === 0) return;
+    for (const info of list) {
+      const key = `${info.session}\u0000${info.id}`;
+      this.exchangeInfo.delete(key);
+      this.exchangeInfo.set(key, info);
+      if (this.exchangeInfo.size > this.capacity) {
+        const oldest = this.exchangeInfo.keys().next();
+        if (!oldest.done) this.exchangeInfo.delete(oldest.value);
+      }
+      const row = this.exchanges.get(key);
+      if (row && !row.evicted) this.applyInfo(row, info);
+      else if (needsOwnRow(info)) this.ingest(this.syntheticEvent(info));
+    }
+    this.changed();
   }
 
   /** Methods and servers seen among the held rows (for filter chips and selects). */
@@ -359,8 +401,56 @@ export class TrafficStore {
 
   // ---- ingest -----------------------------------------------------------------------------------
 
+  /** The row a call with no agent-side request stands on: what the host knows of it. */
+  private syntheticEvent(info: ExchangeInfo): TrafficEvent {
+    // Between the last tap seq seen and the next one, unique.
+    const seq = this.maxSeq + (++this.synthetic % 1_000_000) / 1_000_001;
+    return {
+      seq,
+      ts: info.ts,
+      session: info.session,
+      ...(info.agentSession !== undefined ? { agentSession: info.agentSession } : {}),
+      direction: 'agent_to_gateway',
+      kind: 'request',
+      method: info.method,
+      bytes: 0,
+      message: { jsonrpc: '2.0', method: info.method, params: { name: info.advertised ?? info.tool } },
+      exchange: info.id,
+      ...(info.tool !== undefined ? { tool: info.tool } : {}),
+      ...(info.server !== undefined ? { server: info.server } : {}),
+      ...(info.decision !== undefined ? { decision: info.decision } : {}),
+    };
+  }
+
+  private applyInfo(row: TrafficRow, info: ExchangeInfo): void {
+    if (info.decision) row.decision = info.decision;
+    if (info.decidedBy) row.decidedBy = info.decidedBy;
+    row.outcome = info.outcome;
+    if (info.tool && !row.tool) row.tool = info.tool;
+    if (info.server && !row.server) {
+      row.server = info.server;
+      this.serversSeen.add(info.server);
+    }
+    let status = row.status ?? 'pending';
+    if (row.synthetic || status === 'pending') {
+      // The host knows how the call ended even when its response is not (yet) here.
+      if (info.outcome === 'ok') status = 'ok';
+      else if (info.outcome === 'cancelled' || info.outcome === 'aborted') status = 'aborted';
+      else if (info.outcome !== 'pending') status = 'error';
+      if (info.outcome !== 'ok' && info.outcome !== 'pending' && info.error && !row.error) row.error = info.error;
+      if (info.latencyMs !== undefined && row.latencyMs === undefined && info.outcome !== 'pending') row.latencyMs = info.latencyMs;
+    }
+    if (row.synthetic || status !== row.status) this.setStatus(row, status);
+    else {
+      invalidateSummary(row);
+      this.setStatus(row, status);
+    }
+  }
+
   private ingest(ev: TrafficEvent): void {
     if (this.count === this.ringSize) this.evictOldest();
+    if (Number.isInteger(ev.seq) && ev.seq > this.maxSeq) this.maxSeq = ev.seq;
+    const synthetic = !Number.isInteger(ev.seq);
     const row: TrafficRow = {
       ev,
       seq: ev.seq,
@@ -374,6 +464,7 @@ export class TrafficStore {
       _shown: false,
     };
     row.root = row;
+    if (synthetic) row.synthetic = true;
     if (ev.server) {
       row.server = ev.server;
       this.serversSeen.add(ev.server);
@@ -402,6 +493,16 @@ export class TrafficStore {
     }
     if (row.merged) return;
     row._match = this.matches(row);
+    this.insertRow(row);
+    // The call's own record, when the host sent it before this row arrived.
+    if (ev.exchange && ev.kind === 'request') {
+      const key = `${ev.session}\u0000${ev.exchange}`;
+      const info = this.exchangeInfo.get(key);
+      if (info && this.exchanges.get(key) === row) this.applyInfo(row, info);
+    }
+  }
+
+  private insertRow(row: TrafficRow): void {
     if (row.root === row) {
       if (row._match || this.pins.has(row.seq)) this.insertEntry(row);
     } else {
@@ -410,7 +511,7 @@ export class TrafficStore {
       if (row._match) {
         root._childMatches++;
         this.refreshVisibility(root);
-        if (root._shown && this.isExpanded(root)) this.insertEntry(row);
+        if (this.flat() || (root._shown && this.isExpanded(root))) this.insertEntry(row);
       }
     }
   }
@@ -443,7 +544,9 @@ export class TrafficStore {
         if (ev.tool && !call.tool) call.tool = ev.tool;
         if (ev.decision && !call.decision) call.decision = ev.decision;
         invalidateSummary(call);
-      } else if (!call || downstream) this.exchanges.set(key, row);
+      } else if (!call || downstream) {
+        this.exchanges.set(key, row);
+      }
       const replayOf = this.replayLinks.get(key);
       if (replayOf !== undefined && !parent) row.replayOf = replayOf;
     }
@@ -490,6 +593,13 @@ export class TrafficStore {
     const { ev } = row;
     const req = ev.id !== undefined ? this.pending.get(`${row.conn}\u0000${OPPOSITE[ev.direction]}\u0000${idKey(ev.id)}`) : undefined;
     if (!req || req.evicted) {
+      // A leg of a known call, or history whose request is older still: not an orphan. Only a
+      // response nobody asked for (as far as anything held or known says) is "unmatched".
+      if (ev.exchange || this.ingestingHistory) {
+        const msg = isObj(ev.message) ? ev.message : {};
+        row.status = ev.kind === 'error' || isObj(msg.error) || (isObj(msg.result) && msg.result.isError === true) ? 'error' : 'ok';
+        return;
+      }
       row.status = 'unmatched';
       return;
     }
@@ -553,7 +663,7 @@ export class TrafficStore {
     if (row.root !== row) {
       if (was !== row._match) {
         row.root._childMatches += row._match ? 1 : -1;
-        if (row.root._shown && this.isExpanded(row.root)) {
+        if (this.flat() || (row.root._shown && this.isExpanded(row.root))) {
           if (row._match) this.insertEntry(row);
           else this.removeEntry(row);
         }
@@ -628,8 +738,18 @@ export class TrafficStore {
 
   // ---- visible list -----------------------------------------------------------------------------
 
+  /**
+   * A direction filter lists each matching message (a call by its request's direction) on its
+   * own: a call's upstream leg under "G→S" without the agent-side call it belongs to, so each
+   * direction shows only that direction.
+   */
+  private flat(): boolean {
+    return this.compiled.directions !== undefined;
+  }
+
   private shouldShow(row: TrafficRow): boolean {
     if (this.pins.has(row.seq)) return true;
+    if (this.flat()) return row._match && !row.merged;
     if (row.root === row) return row._match || row._childMatches > 0;
     return row._match && !row.root.evicted && row.root._shown && this.isExpanded(row.root);
   }
@@ -674,6 +794,16 @@ export class TrafficStore {
       r._shown = true;
       next.push(r);
     }
+    if (this.flat()) {
+      for (let i = 0; i < this.count; i++) {
+        const r = this.rowAt(i)!;
+        if (r._shown || !this.shouldShow(r)) continue;
+        r._shown = true;
+        next.push(r);
+      }
+      this.entries = next.sort(compareRows);
+      return;
+    }
     for (let i = 0; i < this.count; i++) {
       const r = this.rowAt(i)!;
       if (r.merged || r.root !== r) continue;
@@ -711,12 +841,15 @@ export class TrafficStore {
       const server = row.server ?? ev.server ?? '';
       if (!f.servers.has(server)) return false;
     }
-    if (f.directions && !f.directions.has(ev.direction) && !(row.pair && f.directions.has(row.pair.ev.direction))) return false;
+    // A call is in the direction of its request; its response travels inside it.
+    if (f.directions && !f.directions.has(ev.direction)) return false;
     const method = ev.method ?? '';
     if (f.include && !f.include(method)) return false;
     if (f.exclude && f.exclude(method)) return false;
     if (f.statuses) {
-      const ok = (row.status !== undefined && f.statuses.has(row.status)) || (f.statuses.has('denied') && row.decision === 'DENY');
+      // A denial is a DENY verdict, or an APPROVAL that a person, the timeout or nobody denied.
+      const denied = row.decision === 'DENY' || row.outcome === 'denied';
+      const ok = (row.status !== undefined && f.statuses.has(row.status)) || (f.statuses.has('denied') && denied);
       if (!ok) return false;
     }
     if (f.text) return searchText(row).includes(f.text);
@@ -782,6 +915,16 @@ export function findMatches(text: string, query: string): [number, number][] {
   const out: [number, number][] = [];
   for (let i = t.indexOf(q); i >= 0 && out.length < 1000; i = t.indexOf(q, i + q.length)) out.push([i, i + q.length]);
   return out;
+}
+
+/**
+ * A call with no agent-side request (Tool console, legacy envelope) that has no upstream leg to
+ * show either: decided against, waiting for a person, or answered by the gateway itself. One
+ * that went upstream is shown by its legs, as any call.
+ */
+function needsOwnRow(info: ExchangeInfo): boolean {
+  if (info.kind !== 'call' || info.downstreamId !== undefined || info.sentAt !== undefined) return false;
+  return info.outcome !== 'pending' || info.decision === 'APPROVAL' || info.decision === 'DENY';
 }
 
 function compareRows(a: TrafficRow, b: TrafficRow): number {

@@ -1,6 +1,8 @@
 import type { EventPayload } from '../../../common/host-api';
 
 export type TrafficEvent = EventPayload<'traffic:batch'>['events'][number];
+/** A call's one record from the host (main/gateway/exchanges.ts): decision, who decided, outcome. */
+export type ExchangeInfo = EventPayload<'exchange:batch'>['changes'][number]['exchange'];
 export type Direction = TrafficEvent['direction'];
 export type Decision = NonNullable<TrafficEvent['decision']>;
 
@@ -39,6 +41,14 @@ export interface TrafficRow {
   /** Error message of a failed call (JSON-RPC error or `isError` result text). */
   error?: string;
   decision?: Decision;
+  /** From the call's exchange: who decided (rule, person, timeout, no_approver…) and how it ended. */
+  decidedBy?: string;
+  outcome?: string;
+  /**
+   * A call that crossed no agent-side hop (the Tool console, a legacy envelope): the row stands
+   * for its exchange; its seq is fractional, between the tap's integer seqs.
+   */
+  synthetic?: boolean;
   latencyMs?: number;
   /** Upstream server of the call (for an agent-side call: its upstream leg's server). */
   server?: string;

@@ -125,16 +125,20 @@ function SessionList({ state, selected, onOpen }: { state: ReturnType<typeof use
   );
 }
 
-function QueryResult({ title, loading, error, data }: { title: string; loading: boolean; error: unknown; data?: { messages: Row[]; decisions: Row[] } }) {
-  const [tab, setTab] = useState<'messages' | 'decisions'>('messages');
+function QueryResult({ title, loading, error, data }: { title: string; loading: boolean; error: unknown; data?: { messages: Row[]; decisions: Row[]; calls?: Row[] } }) {
+  const [tab, setTab] = useState<'calls' | 'messages' | 'decisions'>('calls');
   const [open, setOpen] = useState<number | null>(null);
   const messages = useMemo(() => data?.messages ?? [], [data]);
   const decisions = data?.decisions ?? [];
+  const calls = data?.calls ?? [];
   return (
     <section className="audit-result scroll" aria-label={title}>
       <div className="section-head">
         <h2 className="section-title">{title}</h2>
         <div className="segmented" role="radiogroup" aria-label="Show">
+          <button type="button" role="radio" aria-checked={tab === 'calls'} className={tab === 'calls' ? 'is-on' : ''} onClick={() => setTab('calls')}>
+            Calls ({calls.length})
+          </button>
           <button type="button" role="radio" aria-checked={tab === 'messages'} className={tab === 'messages' ? 'is-on' : ''} onClick={() => setTab('messages')}>
             Messages ({messages.length})
           </button>
@@ -145,7 +149,9 @@ function QueryResult({ title, loading, error, data }: { title: string; loading: 
         {loading ? <span className="muted small">loading…</span> : null}
       </div>
       {error ? <Banner tone="danger" title="Query failed">{errorText(error)}</Banner> : null}
-      {tab === 'messages' ? (
+      {tab === 'calls' ? (
+        <CallTable calls={calls} loading={loading} />
+      ) : tab === 'messages' ? (
         messages.length === 0 && !loading ? (
           <p className="muted pad">No messages match.</p>
         ) : (
@@ -187,6 +193,32 @@ function QueryResult({ title, loading, error, data }: { title: string; loading: 
         </table>
       )}
     </section>
+  );
+}
+
+/** One row per call: what was called, the decision and who made it, how it ended. */
+function CallTable({ calls, loading }: { calls: Row[]; loading: boolean }) {
+  if (calls.length === 0 && !loading) return <p className="muted pad">No calls match.</p>;
+  return (
+    <table className="table dense" aria-label="Calls">
+      <thead>
+        <tr><th>Time</th><th>Tool</th><th>Server</th><th>Decision</th><th>Decided by</th><th>Outcome</th><th className="num">Latency</th><th>Exchange</th></tr>
+      </thead>
+      <tbody>
+        {calls.map((c, i) => (
+          <tr key={str(c.seq) || i} className={c.outcome === 'denied' || c.outcome === 'error' ? 'row-error' : ''}>
+            <td>{numOr(c.ts) !== undefined ? <Timestamp ts={c.ts as number} /> : '—'}</td>
+            <td className="mono">{str(c.tool) || str(c.advertised) || str(c.method)}</td>
+            <td>{str(c.server) || '—'}</td>
+            <td>{c.decision ? <Badge tone={toneFor(str(c.decision))}>{str(c.decision)}</Badge> : '—'}</td>
+            <td>{str(c.decidedBy).replace('_', ' ') || '—'}{c.answeredBy ? ` (${str(c.answeredBy)})` : ''}</td>
+            <td>{c.outcome === 'denied' || c.outcome === 'error' ? <Badge tone="danger">{str(c.outcome)}</Badge> : str(c.outcome)}</td>
+            <td className="num mono">{numOr(c.latencyMs) !== undefined ? formatDuration(c.latencyMs as number) : ''}</td>
+            <td className="mono small">{str(c.id)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

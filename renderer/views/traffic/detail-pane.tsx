@@ -47,6 +47,8 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
         <span className="traffic-detail-meta">
           {row.status ? <span className={`traffic-status traffic-status-${row.status}`}>{row.status}</span> : null}
           {row.decision ? <span className={`traffic-badge traffic-decision-${row.decision.toLowerCase()}`}>{row.decision}</span> : null}
+          {row.decidedBy ? <span className="traffic-decided-by">decided by {row.decidedBy.replace('_', ' ')}</span> : null}
+          {row.outcome && row.outcome !== 'pending' ? <span className="traffic-outcome">{row.outcome}</span> : null}
           {row.latencyMs !== undefined ? <span>{formatLatency(row.latencyMs)}</span> : null}
           {row.tool ? <code>{row.tool}</code> : null}
           {ev.fault ? <span className="traffic-fault-text">{ev.fault}</span> : null}

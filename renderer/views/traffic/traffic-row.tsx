@@ -101,6 +101,11 @@ export function TrafficRowCells({ row, store, query, onToggle, onPin }: { row: R
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-decision">
         {row.decision ? <span className={`traffic-badge traffic-decision-${row.decision.toLowerCase()}`}>{row.decision}</span> : null}
+        {row.outcome === 'denied' && row.decision !== 'DENY' ? (
+          <span className="traffic-badge traffic-decision-deny" title={`denied by ${row.decidedBy ?? 'a person'}`}>
+            {deciderLabel(row.decidedBy)}
+          </span>
+        ) : null}
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-status">
         {status ? <span className={`traffic-status traffic-status-${status}`}>{status}</span> : null}
@@ -132,4 +137,11 @@ export function TrafficRowCells({ row, store, query, onToggle, onPin }: { row: R
       </div>
     </>
   );
+}
+
+/** Who denied an APPROVAL call, in one word for the DECISION column. */
+function deciderLabel(by: string | undefined): string {
+  if (by === 'timeout') return 'TIMEOUT';
+  if (by === 'no_approver') return 'NO APPROVER';
+  return 'DENIED';
 }

@@ -1,0 +1,294 @@
+// The call pipeline: decide → ask → forward → record, one exchange at a time. Everything it
+// touches comes in through small ports (the catalog's surface, the policy, the approvals
+// broker, an upstream that can send a request), so it runs in a unit test with a fake upstream.
+// Every path through it closes its exchange with an outcome and, for a tool call, says who
+// decided; a decision event is emitted for the audit store and the window as before.
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Policy } from '../policy/engine';
+import type { ApprovalBroker } from '../approvals/broker';
+import { actionFingerprint } from '../policy/fingerprint';
+import type { ChannelRequestOptions, RpcReply } from '../protocol/exchange-channel';
+import { GatewayError } from './errors';
+import { CancelledError, type Decider, type Exchange, type ExchangeOutcome, type ExchangeTable, type Verdict } from './exchanges';
+import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
+
+export interface DecisionEvent {
+  ts: number;
+  session: string;
+  agentSession?: string;
+  exchange: string;
+  tool: string;
+  advertisedName?: string;
+  server: string;
+  decision: Verdict;
+  /** `answered` / `declined`: a person answered a server's sampling or elicitation request (the inbox). */
+  outcome: 'allowed' | 'denied' | 'approved' | 'timeout' | 'no_approver' | 'cancelled' | 'unavailable' | 'error' | 'answered' | 'declined';
+  reason: string;
+  rule?: string;
+  /** Who decided: a rule, a person, the timeout, nobody to ask (see exchanges.ts). */
+  decidedBy?: Decider;
+  fingerprint: string;
+  answeredBy?: string;
+  args: unknown;
+}
+
+/** What the pipeline needs of a server: send one request, get its reply (an ExchangeChannel). */
+export interface UpstreamPort {
+  request(method: string, params: Record<string, unknown> | undefined, options: ChannelRequestOptions, onId?: (id: RequestId) => void): Promise<RpcReply>;
+}
+
+export type UpstreamLookup = { port: UpstreamPort; timeoutMs: number } | { unavailable: string };
+
+export interface PipelinePorts {
+  session: string;
+  table: ExchangeTable;
+  surface(): Surface;
+  policy: Policy;
+  broker: ApprovalBroker;
+  redact(value: unknown): unknown;
+  approvalTimeoutMs(): number;
+  upstream(serverId: string): UpstreamLookup;
+  /** One line on a server's state, for "went away during the call". */
+  describeServer(serverId: string): string;
+  capabilitiesReport(): Record<string, unknown>;
+  decided(d: DecisionEvent): void;
+  /** Resolves once servers on their first start are up (bounded): a name not listed yet may be theirs. */
+  firstStarts?(): Promise<void>;
+}
+
+/** Where a call's progress goes: the calling session's channel (downstream token put back by the caller). */
+export type ProgressSink = { token: string | number; send: (params: Record<string, unknown>) => Promise<void> };
+
+function textResult(text: string, isError = false): CallToolResult {
+  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+}
+
+function oneLine(text: string, max = 300): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+class UpstreamTimeout extends Error {}
+
+/** The longest delay setTimeout honours (larger values fire at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export class CallPipeline {
+  constructor(private readonly ports: PipelinePorts) {}
+
+  /** A downstream `tools/call` request as it arrived: checked, then run. */
+  async toolsCall(ex: Exchange, params: unknown, sink?: (token: string | number) => ProgressSink | undefined): Promise<CallToolResult> {
+    const parsed = CallToolRequestSchema.safeParse({ method: 'tools/call', params });
+    if (!parsed.success) {
+      const message = `Invalid tools/call request: ${z.prettifyError(parsed.error).replace(/\s+/g, ' ')}`;
+      this.ports.table.close(ex, 'error', { error: message });
+      throw new GatewayError(ErrorCode.InvalidParams, message);
+    }
+    const p = parsed.data.params;
+    const token = p._meta?.progressToken;
+    return this.callTool(ex, p.name, p.arguments ?? {}, p._meta as Record<string, unknown> | undefined, token !== undefined ? sink?.(token) : undefined);
+  }
+
+  /**
+   * Resolve, decide, (ask,) forward. Used by tools/call of every downstream session, the
+   * legacy envelope and the UI's tool console. Returns the upstream result as it came, or a
+   * tool error (`isError: true`) for a denial or an unavailable server; a JSON-RPC error
+   * (unknown tool, the server's own error) is thrown as a GatewayError.
+   */
+  async callTool(ex: Exchange, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>, progress?: ProgressSink): Promise<CallToolResult> {
+    const { table } = this.ports;
+    let target = this.ports.surface().lookup.get(name);
+    if (!target && this.ports.firstStarts) {
+      await this.ports.firstStarts();
+      target = this.ports.surface().lookup.get(name);
+    }
+    if (!target) {
+      // MCP 2025-11-25 (server/tools, Error Handling): unknown tools are a protocol error.
+      const message = `Unknown tool: ${name}`;
+      table.close(ex, 'error', { advertised: name, error: message });
+      throw new GatewayError(ErrorCode.InvalidParams, message);
+    }
+    table.update(ex, { tool: target.canonical, advertised: name, server: target.server });
+    const redactedArgs = this.ports.redact(args);
+    const fingerprint = actionFingerprint(target.canonical, args);
+    const base = {
+      session: this.ports.session,
+      agentSession: ex.agentSession,
+      exchange: ex.id,
+      tool: target.canonical,
+      advertisedName: name,
+      server: target.server,
+      fingerprint,
+      args: redactedArgs,
+    };
+    const decided = (decision: Verdict, decidedBy: Decider, outcome: DecisionEvent['outcome'], reason: string, more: { rule?: string; answeredBy?: string } = {}) => {
+      table.decide(ex, decision, decidedBy, { reason, ...more });
+      this.ports.decided({ ...base, ts: Date.now(), decision, decidedBy, outcome, reason, ...more });
+    };
+
+    if (target.canonical === CAPABILITIES_TOOL) {
+      decided('ALLOW', 'gateway', 'allowed', 'the capabilities tool is always callable');
+      const report = this.ports.capabilitiesReport();
+      table.close(ex, 'ok');
+      return { content: [{ type: 'text', text: JSON.stringify(report, null, 2) }], structuredContent: report };
+    }
+
+    let verdict: ReturnType<Policy['decide']>;
+    try {
+      verdict = this.ports.policy.decide({ tool: target.canonical, server: target.server, annotations: target.tool.annotations, args });
+    } catch (err) {
+      verdict = { decision: 'DENY', reason: `policy error: ${(err as Error).message}` };
+    }
+    if (verdict.decision === 'DENY') {
+      decided('DENY', 'rule', 'denied', verdict.reason, { rule: verdict.rule });
+      table.close(ex, 'denied');
+      return textResult(`DENY: ${oneLine(verdict.reason)}`, true);
+    }
+    let answeredBy: string | undefined;
+    let outcome: DecisionEvent['outcome'] = 'allowed';
+    let decidedBy: Decider = 'rule';
+    if (verdict.decision === 'APPROVAL') {
+      // The verdict is known now; who decides is not, until the person (or the timeout) does.
+      table.update(ex, { decision: 'APPROVAL', reason: verdict.reason, ...(verdict.rule !== undefined ? { rule: verdict.rule } : {}) });
+      const answer = await this.ports.broker.request(
+        { ...base, annotations: target.tool.annotations, reason: verdict.reason, rule: verdict.rule, kind: 'tool' },
+        { timeoutMs: this.ports.approvalTimeoutMs(), signal: table.signal(ex) },
+      );
+      answeredBy = answer.by;
+      if (!answer.approved) {
+        const how = answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'denied';
+        const by: Decider = how === 'denied' ? 'person' : how;
+        decided('APPROVAL', by, how, answer.reason, { rule: verdict.rule, answeredBy });
+        if (how === 'cancelled') {
+          table.close(ex, 'cancelled');
+          throw new CancelledError(answer.reason);
+        }
+        table.close(ex, 'denied');
+        return textResult(`DENY: ${oneLine(answer.reason)}`, true);
+      }
+      outcome = 'approved';
+      decidedBy = 'person';
+    }
+    const upstream = this.ports.upstream(target.server);
+    if ('unavailable' in upstream) {
+      decided(verdict.decision, decidedBy, 'unavailable', upstream.unavailable, { rule: verdict.rule, answeredBy });
+      table.close(ex, 'unavailable', { error: upstream.unavailable });
+      return textResult(upstream.unavailable, true);
+    }
+    decided(verdict.decision, decidedBy, outcome, verdict.reason, { rule: verdict.rule, answeredBy });
+
+    const params: Record<string, unknown> = { name: target.upstreamName, arguments: args };
+    const upstreamMeta: Record<string, unknown> = meta ? { ...meta } : {};
+    delete upstreamMeta.progressToken; // the agent's token is mapped to one of ours (see send)
+    const result = await this.send(ex, target.server, upstream, 'tools/call', params, upstreamMeta, progress);
+    if (!result) return textResult(this.failureText(ex, target.server, upstream.timeoutMs), true);
+    return result as CallToolResult;
+  }
+
+  /** prompts/get, resources/read, completion/complete: forwarded as exchanges, without policy. */
+  async forward(ex: Exchange, serverId: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    this.ports.table.update(ex, { server: serverId });
+    const upstream = this.ports.upstream(serverId);
+    if ('unavailable' in upstream) {
+      this.ports.table.close(ex, 'unavailable', { error: upstream.unavailable });
+      throw new GatewayError(ErrorCode.InternalError, upstream.unavailable);
+    }
+    const meta = (params._meta as Record<string, unknown> | undefined) ?? {};
+    const { _meta: _drop, ...rest } = params;
+    const result = await this.send(ex, serverId, upstream, method, rest, { ...meta });
+    if (!result) throw new GatewayError(ex.outcome === 'timeout' ? ErrorCode.RequestTimeout : ErrorCode.InternalError, this.failureText(ex, serverId, upstream.timeoutMs));
+    return result;
+  }
+
+  private failureText(ex: Exchange, serverId: string, timeoutMs: number): string {
+    if (ex.outcome === 'timeout') return `server '${serverId}' did not answer within ${timeoutMs / 1000}s`;
+    return `server '${serverId}' went away during the call: ${this.ports.describeServer(serverId)}`;
+  }
+
+  /**
+   * Sends one request upstream through the server's channel and closes the exchange from its
+   * reply. Resolves with the result, or undefined when the call timed out or the server went
+   * away (the exchange says which); throws the server's JSON-RPC error as a GatewayError, and
+   * CancelledError when the agent cancelled (nothing is sent back then: MCP cancellation).
+   */
+  private async send(
+    ex: Exchange,
+    serverId: string,
+    upstream: { port: UpstreamPort; timeoutMs: number },
+    method: string,
+    params: Record<string, unknown>,
+    meta: Record<string, unknown>,
+    progress?: ProgressSink,
+  ): Promise<Record<string, unknown> | undefined> {
+    const { table } = this.ports;
+    const timeoutMs = upstream.timeoutMs;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The request timeout restarts on each progress notification (as the SDK's resetTimeoutOnProgress).
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(new UpstreamTimeout(`no answer within ${timeoutMs / 1000}s`)), Math.min(timeoutMs, MAX_TIMER_MS));
+    };
+    arm();
+    const cancelled = table.signal(ex);
+    const onCancel = () => controller.abort(cancelled.reason);
+    if (cancelled.aborted) onCancel();
+    else cancelled.addEventListener('abort', onCancel, { once: true });
+    const sending = new Set<Promise<void>>();
+    let upstreamToken: string | undefined;
+    if (progress) {
+      upstreamToken = `gatehouse-progress-${ex.id}`;
+      meta.progressToken = upstreamToken;
+    }
+    if (Object.keys(meta).length > 0) params._meta = meta;
+    try {
+      const reply = await upstream.port.request(method, params, { stamp: ex, signal: controller.signal }, (id) =>
+        table.sent(
+          ex,
+          serverId,
+          id,
+          progress && upstreamToken
+            ? {
+                downstream: progress.token,
+                upstream: upstreamToken,
+                sink: (n) => {
+                  arm();
+                  const sent = progress.send({ ...n, progressToken: progress.token }).catch(() => {});
+                  sending.add(sent);
+                  void sent.then(() => sending.delete(sent));
+                },
+              }
+            : undefined,
+        ),
+      );
+      // Progress already on its way goes out before the result does.
+      if (sending.size > 0) await Promise.all(sending);
+      if ('error' in reply) {
+        const e = reply.error ?? { code: ErrorCode.InternalError, message: 'malformed error' };
+        table.close(ex, 'error', { error: oneLine(String(e.message)) });
+        throw new GatewayError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, String(e.message), e.data);
+      }
+      const result = (reply.result ?? {}) as Record<string, unknown>;
+      table.close(ex, result.isError === true ? 'error' : 'ok', result.isError === true ? { error: 'the tool returned an error result' } : {});
+      return result;
+    } catch (err) {
+      if (err instanceof GatewayError) throw err;
+      const outcome: ExchangeOutcome =
+        err instanceof UpstreamTimeout ? 'timeout' : err instanceof CancelledError ? 'cancelled' : err instanceof McpError && err.code === ErrorCode.ConnectionClosed ? 'aborted' : 'error';
+      table.close(ex, outcome, { error: oneLine((err as Error).message ?? String(err)) });
+      if (outcome === 'cancelled') throw err;
+      if (outcome === 'error') throw new GatewayError(ErrorCode.InternalError, (err as Error).message ?? String(err));
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      cancelled.removeEventListener('abort', onCancel);
+    }
+  }
+}

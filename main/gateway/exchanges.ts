@@ -1,0 +1,258 @@
+// The exchange table (ARCHITECTURE.md "A tool call is an exchange"): one Exchange per request
+// the gateway forwards (tools/call, prompts/get, resources/read, completion/complete, a legacy
+// envelope, a Tool console call) and per server→client request (sampling, elicitation, roots).
+// It exists from the moment the request arrives, whether or not it ever reaches a server, and
+// it is the one place that links the agent's id 7 to the server's id 42, the progress tokens
+// both ways and who decided. Traffic records are stamped with it by the channel that carries
+// them (main/protocol/exchange-channel.ts); the window, the audit store and the CLI read it.
+import { EventEmitter } from 'node:events';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { ExchangeStamp } from '../protocol/types';
+
+export type Verdict = 'ALLOW' | 'APPROVAL' | 'DENY';
+
+/** Who made the decision that let a call through or stopped it. */
+export type Decider = 'rule' | 'person' | 'timeout' | 'no_approver' | 'cancelled' | 'gateway';
+
+/**
+ * How an exchange ended: answered (`ok`, or `error` for a JSON-RPC error or a tool error the
+ * server returned), stopped before the server (`denied`, `unavailable`), or cut short
+ * (`timeout`: the server did not answer in time; `cancelled`: the agent cancelled;
+ * `aborted`: the server went away while the call was in flight).
+ */
+export type ExchangeOutcome = 'ok' | 'error' | 'denied' | 'unavailable' | 'timeout' | 'cancelled' | 'aborted';
+
+export type ExchangeKind = 'call' | 'server_request';
+
+export interface Exchange extends ExchangeStamp {
+  /** `<agentSession>#<downstream id>`, or `<agentSession>#console-…` / `<server>#sampling-…`. */
+  id: string;
+  kind: ExchangeKind;
+  /** Launch session. */
+  session: string;
+  agentSession?: string;
+  /** The agent's JSON-RPC id (absent for console calls and legacy envelopes). */
+  downstreamId?: RequestId;
+  server?: string;
+  /** The id the gateway gave the request upstream (or the server's id, for a server→client request). */
+  upstreamId?: RequestId;
+  method: string;
+  /** Canonical tool name (or `sampling/createMessage`… for a server→client request). */
+  tool?: string;
+  advertised?: string;
+  /** For a server→client request: the call it happened during. */
+  parent?: string;
+  decision?: Verdict;
+  decidedBy?: Decider;
+  rule?: string;
+  answeredBy?: string;
+  reason?: string;
+  outcome?: ExchangeOutcome;
+  /** One line: what went wrong, for `error` / `timeout` / `aborted` / `unavailable`. */
+  error?: string;
+  progress?: { downstream: string | number; upstream: string };
+  receivedAt: number;
+  decidedAt?: number;
+  sentAt?: number;
+  answeredAt?: number;
+  requestBytes?: number;
+  responseBytes?: number;
+}
+
+export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
+  Partial<Pick<Exchange, 'agentSession' | 'downstreamId' | 'server' | 'upstreamId' | 'tool' | 'advertised' | 'parent' | 'requestBytes'>> & { id?: string };
+
+type Events = {
+  opened: [Exchange];
+  updated: [Exchange];
+  closed: [Exchange];
+};
+
+/** Closed exchanges kept for late readers (the Tool console's result, a test). */
+const RECENT_CLOSED = 1000;
+/** Open exchanges beyond this are a leak (a peer that never answers): the oldest are closed as aborted. */
+const MAX_OPEN = 50_000;
+
+let consoleCounter = 0;
+
+export class ExchangeTable extends EventEmitter<Events> {
+  private readonly open = new Map<string, Exchange>();
+  private readonly recent = new Map<string, Exchange>();
+  /** `<server>\0<upstream id>` of forwarded calls and server→client requests. */
+  private readonly upstream = new Map<string, Exchange>();
+  /** `<server>\0<gateway progress token>` → the call it reports on. */
+  private readonly progress = new Map<string, Exchange>();
+  /** Calls in flight per server, oldest first: a stdio server's request is attributed to the newest. */
+  private readonly inflight = new Map<string, Exchange[]>();
+  /** Where a call's progress goes (the calling session), while it is in flight. */
+  private readonly sinks = new Map<string, (params: Record<string, unknown>) => void>();
+  /** How an open exchange is cancelled (the agent's notifications/cancelled, a closing session). */
+  private readonly cancellers = new Map<string, AbortController>();
+
+  /** A new exchange, from the moment its request arrived. */
+  openExchange(init: ExchangeInit): Exchange {
+    const id = init.id ?? (init.downstreamId !== undefined ? `${init.agentSession}#${String(init.downstreamId)}` : `${init.agentSession ?? init.server}#console-${++consoleCounter}`);
+    const ex: Exchange = { ...init, id, receivedAt: Date.now() };
+    if (this.open.has(id)) this.close(this.open.get(id)!, 'aborted', { error: 'the same request id was used again before the answer' });
+    if (this.open.size >= MAX_OPEN) {
+      const oldest = this.open.values().next();
+      if (!oldest.done) this.close(oldest.value, 'aborted', { error: 'forgotten: too many exchanges open' });
+    }
+    this.open.set(id, ex);
+    if (ex.server !== undefined && ex.upstreamId !== undefined) this.upstream.set(key(ex.server, ex.upstreamId, ex.kind), ex);
+    this.emit('opened', ex);
+    return ex;
+  }
+
+  get(id: string): Exchange | undefined {
+    return this.open.get(id) ?? this.recent.get(id);
+  }
+
+  /** The open exchange of a downstream request. */
+  byDownstream(agentSession: string, id: RequestId): Exchange | undefined {
+    return this.open.get(`${agentSession}#${String(id)}`);
+  }
+
+  /** A forwarded call by the id the gateway gave it upstream. */
+  byUpstream(server: string, id: RequestId): Exchange | undefined {
+    return this.upstream.get(key(server, id, 'call'));
+  }
+
+  /** A server→client request by the server's own id. */
+  byServerRequest(server: string, id: RequestId): Exchange | undefined {
+    return this.upstream.get(key(server, id, 'server_request'));
+  }
+
+  /** The AbortSignal of an open exchange: aborted by cancel(). */
+  signal(ex: Exchange): AbortSignal {
+    let c = this.cancellers.get(ex.id);
+    if (!c) {
+      c = new AbortController();
+      if (ex.outcome === undefined) this.cancellers.set(ex.id, c);
+    }
+    return c.signal;
+  }
+
+  /** Cancels an open exchange (its pipeline sees the signal abort). */
+  cancel(ex: Exchange, reason: string): void {
+    this.cancellers.get(ex.id)?.abort(new CancelledError(reason));
+  }
+
+  progressSink(ex: Exchange): ((params: Record<string, unknown>) => void) | undefined {
+    return this.sinks.get(ex.id);
+  }
+
+  byProgress(server: string, token: string | number): Exchange | undefined {
+    return this.progress.get(key(server, token));
+  }
+
+  /** The newest call in flight to `server` (what a stdio server's request belongs to). */
+  newestInFlight(server: string): Exchange | undefined {
+    return this.inflight.get(server)?.at(-1);
+  }
+
+  openExchanges(): Exchange[] {
+    return [...this.open.values()];
+  }
+
+  /** The recently closed exchanges and the open ones, oldest first by arrival. */
+  snapshot(): Exchange[] {
+    return [...this.recent.values(), ...this.open.values()].sort((a, b) => a.receivedAt - b.receivedAt);
+  }
+
+  update(ex: Exchange, patch: Partial<Exchange>): void {
+    Object.assign(ex, patch);
+    this.emit('updated', ex);
+  }
+
+  decide(ex: Exchange, decision: Verdict, decidedBy: Decider, more: Pick<Exchange, 'rule' | 'answeredBy' | 'reason'> = {}): void {
+    this.update(ex, { decision, decidedBy, decidedAt: Date.now(), ...more });
+  }
+
+  /** The call leaves for `server` with the id the gateway gave it (and its progress token). */
+  sent(
+    ex: Exchange,
+    server: string,
+    upstreamId: RequestId,
+    progress?: { downstream: string | number; upstream: string; sink: (params: Record<string, unknown>) => void },
+  ): void {
+    ex.server = server;
+    ex.upstreamId = upstreamId;
+    ex.sentAt = Date.now();
+    if (progress) {
+      ex.progress = { downstream: progress.downstream, upstream: progress.upstream };
+      this.progress.set(key(server, progress.upstream), ex);
+      this.sinks.set(ex.id, progress.sink);
+    }
+    this.upstream.set(key(server, upstreamId, 'call'), ex);
+    const list = this.inflight.get(server) ?? [];
+    list.push(ex);
+    this.inflight.set(server, list);
+    this.emit('updated', ex);
+  }
+
+  /** The exchange is over; its maps forget it. Idempotent: the first outcome stands. */
+  close(ex: Exchange, outcome: ExchangeOutcome, patch: Partial<Exchange> = {}): void {
+    if (ex.outcome !== undefined) return;
+    Object.assign(ex, patch, { outcome, answeredAt: patch.answeredAt ?? Date.now() });
+    this.open.delete(ex.id);
+    this.cancellers.delete(ex.id);
+    this.sinks.delete(ex.id);
+    if (ex.server !== undefined) {
+      if (ex.upstreamId !== undefined) this.upstream.delete(key(ex.server, ex.upstreamId, ex.kind));
+      if (ex.progress) this.progress.delete(key(ex.server, ex.progress.upstream));
+      const list = this.inflight.get(ex.server);
+      const i = list?.indexOf(ex) ?? -1;
+      if (list && i >= 0) list.splice(i, 1);
+    }
+    this.recent.set(ex.id, ex);
+    if (this.recent.size > RECENT_CLOSED) {
+      const oldest = this.recent.keys().next();
+      if (!oldest.done) this.recent.delete(oldest.value);
+    }
+    this.emit('closed', ex);
+  }
+}
+
+function key(server: string, id: RequestId, space = ''): string {
+  return `${space}\u0000${server}\u0000${typeof id}\u0000${String(id)}`;
+}
+
+/** The reason an exchange's signal aborts when it is cancelled. */
+export class CancelledError extends Error {}
+
+/** The exchange as one flat row (the audit store's `exchanges` table, the host API). */
+export function exchangeRecord(ex: Exchange) {
+  return {
+    id: ex.id,
+    ts: ex.receivedAt,
+    session: ex.session,
+    agentSession: ex.agentSession,
+    kind: ex.kind,
+    method: ex.method,
+    server: ex.server,
+    tool: ex.tool,
+    advertised: ex.advertised,
+    parent: ex.parent,
+    downstreamId: ex.downstreamId ?? undefined,
+    upstreamId: ex.upstreamId ?? undefined,
+    decision: ex.decision,
+    decidedBy: ex.decidedBy,
+    rule: ex.rule,
+    answeredBy: ex.answeredBy,
+    reason: ex.reason,
+    outcome: ex.outcome ?? 'pending',
+    error: ex.error,
+    decidedAt: ex.decidedAt,
+    sentAt: ex.sentAt,
+    answeredAt: ex.answeredAt,
+    latencyMs: exchangeLatency(ex),
+    requestBytes: ex.requestBytes,
+    responseBytes: ex.responseBytes,
+  };
+}
+
+/** Milliseconds from arrival to answer, when answered. */
+export function exchangeLatency(ex: Exchange): number | undefined {
+  return ex.answeredAt !== undefined ? ex.answeredAt - ex.receivedAt : undefined;
+}

@@ -1,0 +1,287 @@
+// Server→client requests (sampling, elicitation, roots) and what else a server sends the
+// gateway beneath its calls. Each such request is an exchange of its own, opened by the
+// server's channel when it arrives (upstreamRoutes), linked to the call in flight that caused
+// it, governed (sampling by policy), and either sent on to the agent session that made the
+// call, or answered by a person in the approvals inbox when no connected agent can.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type ClientCapabilities,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalBroker, AskResult } from '../approvals/broker';
+import { SAMPLING_REJECTED_CODE, SAMPLING_REJECTED_MESSAGE } from '../approvals/questions';
+import type { Policy } from '../policy/engine';
+import { actionFingerprint } from '../policy/fingerprint';
+import type { ChannelRoutes, ExchangeChannel } from '../protocol/exchange-channel';
+import type { ResolvedProfile } from '../profiles/types';
+import type { DecisionEvent } from './call-pipeline';
+import { GatewayError, toRpcError } from './errors';
+import type { Exchange, ExchangeTable } from './exchanges';
+
+export const GATEWAY_NAME = 'gatehouse';
+export const GATEWAY_VERSION = '0.1.0';
+
+/** Server→client methods that are exchanges of their own. */
+const SERVER_REQUESTS = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
+let serverRequestCounter = 0;
+
+/** A downstream session as server→client routing sees it. */
+export interface RoutedSession {
+  id: string;
+  server: Server;
+  channel: ExchangeChannel;
+}
+
+/** What server→client routing needs of the downstream sessions. */
+export interface SessionsPort {
+  /**
+   * Which session a server→client request belongs to. stdio carries no link between a
+   * server's request and the call that caused it, so: the session of the newest call in flight
+   * to that server; else the session that most recently used the gateway. Documented in
+   * docs/gateway.md.
+   */
+  routeFor(parent: Exchange | undefined, capability: keyof ClientCapabilities): RoutedSession | undefined;
+  log(serverId: string, params: Record<string, unknown> & { level: string }): void;
+  resourceUpdated(params: { uri: string }): void;
+  resourceListChanged(serverId: string): void;
+  promptListChanged(): void;
+}
+
+export interface ServerRequestDeps {
+  session: string;
+  profile: ResolvedProfile;
+  policy: Policy;
+  broker: ApprovalBroker;
+  table: ExchangeTable;
+  sessions: SessionsPort;
+  decided(d: DecisionEvent): void;
+}
+
+export class ServerRequests {
+  constructor(private readonly deps: ServerRequestDeps) {}
+
+  /** Routes for a server's channel: its requests open exchanges; progress for a gateway token goes to its call. */
+  upstreamRoutes(serverId: string): ChannelRoutes {
+    const { table } = this.deps;
+    return {
+      request: (msg) => {
+        if (!SERVER_REQUESTS.has(msg.method)) return undefined;
+        const parent = table.newestInFlight(serverId);
+        const ex = table.openExchange({
+          id: `${parent ? `${parent.id}>` : `${serverId}#`}${msg.method.split('/')[0]}-${String(msg.id)}-${++serverRequestCounter}`,
+          kind: 'server_request',
+          session: this.deps.session,
+          agentSession: parent?.agentSession,
+          server: serverId,
+          upstreamId: msg.id,
+          method: msg.method,
+          tool: msg.method,
+          parent: parent?.id,
+        });
+        return { stamp: ex };
+      },
+      notification: (msg) => {
+        if (msg.method !== 'notifications/progress') return undefined;
+        const token = (msg.params as { progressToken?: string | number } | undefined)?.progressToken;
+        if (token === undefined) return undefined;
+        const ex = table.byProgress(serverId, token);
+        if (!ex) return undefined;
+        const { progressToken: _t, ...rest } = msg.params as Record<string, unknown>;
+        return { stamp: ex, consume: true, handle: () => table.progressSink(ex)?.(rest) };
+      },
+    };
+  }
+
+  private exchangeOf(serverId: string, requestId: RequestId, method: string): Exchange {
+    return (
+      this.deps.table.byServerRequest(serverId, requestId) ??
+      // Not seen by the channel (cannot happen with a gateway client): an exchange all the same.
+      this.deps.table.openExchange({ kind: 'server_request', session: this.deps.session, server: serverId, upstreamId: requestId, method, tool: method })
+    );
+  }
+
+  /** Runs a server→client request's handler and closes its exchange from the result. */
+  private async run<T>(ex: Exchange, fn: () => Promise<T>): Promise<T> {
+    try {
+      const result = await fn();
+      const declined = (result as { action?: string } | undefined)?.action;
+      this.deps.table.close(ex, declined === 'decline' || declined === 'cancel' ? 'denied' : 'ok');
+      return result;
+    } catch (err) {
+      const e = toRpcError(err);
+      this.deps.table.close(ex, ex.decision === 'DENY' || ex.decidedBy === 'person' ? 'denied' : 'error', { error: e.message });
+      throw err instanceof GatewayError ? err : new GatewayError(e.code, e.message, e.data);
+    }
+  }
+
+  /** Sends a server's request on to an agent session, in the stream of the call that caused it. */
+  private async toSession(target: RoutedSession, ex: Exchange, method: string, params: unknown, signal: AbortSignal): Promise<never> {
+    const parent = ex.parent ? this.deps.table.get(ex.parent) : undefined;
+    const related = parent && parent.agentSession === target.id ? parent.downstreamId : undefined;
+    const reply = await target.channel.request(method, params as Record<string, unknown> | undefined, {
+      stamp: ex,
+      signal,
+      ...(related !== undefined ? { relatedRequestId: related } : {}),
+    });
+    if ('error' in reply) throw new GatewayError(reply.error.code, reply.error.message, reply.error.data);
+    return reply.result as never;
+  }
+
+  /**
+   * A server→client request (sampling, elicitation) that no connected client can answer goes
+   * to a person through the approvals inbox, naming the server and the call that caused it.
+   * The decision is audited like a tool's: outcome answered / declined / timeout / cancelled /
+   * no_approver.
+   */
+  private async askPerson(
+    kind: 'sampling' | 'elicitation',
+    serverId: string,
+    ex: Exchange,
+    base: Omit<DecisionEvent, 'decision' | 'outcome' | 'reason' | 'ts'>,
+    verdict: { decision: DecisionEvent['decision']; reason: string; rule?: string },
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<AskResult> {
+    const parent = ex.parent ? this.deps.table.get(ex.parent) : undefined;
+    const during = parent ? ` during ${parent.tool} (${parent.id})` : '';
+    const reason =
+      kind === 'sampling'
+        ? `server '${serverId}' asks for an LLM completion${during}, and no connected agent can sample: write the reply or decline`
+        : `server '${serverId}' asks for input${during}, and no connected agent can ask its user: answer or decline`;
+    const res = await this.deps.broker.ask(
+      {
+        session: this.deps.session,
+        agentSession: parent?.agentSession,
+        exchange: base.exchange,
+        tool: base.tool,
+        server: serverId,
+        args: base.args,
+        // What a person sees: the request as sent, with the profile's secrets redacted.
+        question: this.deps.profile.redactor.redactJson(params),
+        reason,
+        rule: verdict.rule,
+        kind,
+        triggerTool: parent?.tool,
+        fingerprint: base.fingerprint,
+      },
+      { timeoutMs: this.deps.profile.policy.approvalTimeoutS * 1000, signal },
+    );
+    const decidedBy = res.answered ? 'person' : res.how === 'declined' ? 'person' : res.how;
+    this.deps.table.decide(ex, verdict.decision, decidedBy, { rule: verdict.rule, answeredBy: res.by, reason: res.answered ? `answered by ${res.by}` : res.reason });
+    this.deps.decided({
+      ...base,
+      ts: Date.now(),
+      decision: verdict.decision,
+      decidedBy,
+      outcome: res.answered ? 'answered' : res.how,
+      reason: res.answered ? `answered by ${res.by}` : res.reason,
+      rule: verdict.rule,
+      answeredBy: res.by,
+    });
+    return res;
+  }
+
+  private base(serverId: string, ex: Exchange, method: string, params: unknown) {
+    return {
+      session: this.deps.session,
+      agentSession: ex.agentSession,
+      exchange: ex.parent ?? ex.id,
+      tool: method,
+      server: serverId,
+      fingerprint: actionFingerprint(method, params),
+      args: this.deps.profile.redactor.redactJson(params),
+    };
+  }
+
+  /** The SDK client for one upstream server run, declaring what the gateway can route back. */
+  createUpstreamClient(serverId: string): Client {
+    const { table, sessions, broker, policy } = this.deps;
+    const client = new Client(
+      { name: GATEWAY_NAME, version: GATEWAY_VERSION },
+      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
+      const ex = this.exchangeOf(serverId, extra.requestId, 'sampling/createMessage');
+      return this.run(ex, async () => {
+        const decision = policy.decideSampling(serverId);
+        const base = this.base(serverId, ex, 'sampling/createMessage', req.params);
+        const parent = ex.parent ? table.get(ex.parent) : undefined;
+        if (decision.decision === 'DENY') {
+          table.decide(ex, 'DENY', 'rule', { rule: decision.rule, reason: decision.reason });
+          this.deps.decided({ ...base, ts: Date.now(), decision: 'DENY', decidedBy: 'rule', outcome: 'denied', reason: decision.reason, rule: decision.rule });
+          throw new GatewayError(ErrorCode.InvalidRequest, `DENY: ${decision.reason}`);
+        }
+        if (!sessions.routeFor(parent, 'sampling')) {
+          // No connected client can sample: a person writes the reply (or declines) in the
+          // approvals inbox. Their answer is the approval an APPROVAL verdict asks for.
+          const res = await this.askPerson('sampling', serverId, ex, base, decision, req.params, extra.signal);
+          if (res.answered) return res.content as never;
+          if (res.how === 'no_approver') {
+            throw new GatewayError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}', and ${res.reason}`);
+          }
+          // MCP 2025-11-25 client/sampling, Error Handling: "User rejected sampling request: -1".
+          throw new GatewayError(SAMPLING_REJECTED_CODE, SAMPLING_REJECTED_MESSAGE, { reason: res.reason });
+        }
+        let decidedBy: 'rule' | 'person' = 'rule';
+        let answeredBy: string | undefined;
+        if (decision.decision === 'APPROVAL') {
+          const answer = await broker.request(
+            { session: this.deps.session, agentSession: parent?.agentSession, exchange: base.exchange, tool: 'sampling/createMessage', server: serverId, args: base.args, reason: decision.reason, rule: decision.rule, kind: 'sampling' },
+            { timeoutMs: this.deps.profile.policy.approvalTimeoutS * 1000, signal: extra.signal },
+          );
+          if (!answer.approved) {
+            const by = answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'person';
+            table.decide(ex, 'APPROVAL', by, { reason: answer.reason, answeredBy: answer.by });
+            this.deps.decided({ ...base, ts: Date.now(), decision: 'APPROVAL', decidedBy: by, outcome: answer.how === 'timeout' ? 'timeout' : 'denied', reason: answer.reason, answeredBy: answer.by });
+            throw new GatewayError(ErrorCode.InvalidRequest, `DENY: ${answer.reason}`);
+          }
+          decidedBy = 'person';
+          answeredBy = answer.by;
+        }
+        table.decide(ex, decision.decision, decidedBy, { rule: decision.rule, reason: decision.reason, answeredBy });
+        this.deps.decided({ ...base, ts: Date.now(), decision: decision.decision, decidedBy, outcome: decision.decision === 'ALLOW' ? 'allowed' : 'approved', reason: decision.reason, rule: decision.rule, answeredBy });
+        const target = sessions.routeFor(parent, 'sampling');
+        if (!target) throw new GatewayError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}'`);
+        return this.toSession(target, ex, 'sampling/createMessage', req.params, extra.signal);
+      });
+    });
+    client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+      const ex = this.exchangeOf(serverId, extra.requestId, 'elicitation/create');
+      return this.run(ex, async () => {
+        const parent = ex.parent ? table.get(ex.parent) : undefined;
+        const target = sessions.routeFor(parent, 'elicitation');
+        if (target) return this.toSession(target, ex, 'elicitation/create', req.params, extra.signal);
+        // Nobody downstream can ask the user: a person answers in the approvals inbox. Declined,
+        // unanswered or nobody to ask: decline (the spec's answer for "not now").
+        const base = this.base(serverId, ex, 'elicitation/create', req.params);
+        const res = await this.askPerson('elicitation', serverId, ex, base, { decision: 'APPROVAL', reason: 'elicitation needs a person' }, req.params, extra.signal);
+        if (res.answered) return res.content as never;
+        return { action: res.how === 'cancelled' ? 'cancel' : 'decline' } as never;
+      });
+    });
+    client.setRequestHandler(ListRootsRequestSchema, async (_req, extra) => {
+      const ex = this.exchangeOf(serverId, extra.requestId, 'roots/list');
+      return this.run(ex, async () => {
+        const parent = ex.parent ? table.get(ex.parent) : undefined;
+        const target = sessions.routeFor(parent, 'roots');
+        if (target) return this.toSession(target, ex, 'roots/list', undefined, extra.signal);
+        // No agent roots: the workspace is the one root this profile confines servers to.
+        return { roots: [{ uri: `file://${this.deps.profile.workspace}`, name: `${this.deps.profile.name} workspace` }] } as never;
+      });
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => sessions.log(serverId, n.params as never));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => sessions.resourceUpdated(n.params));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => sessions.resourceListChanged(serverId));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => sessions.promptListChanged());
+    return client;
+  }
+}

@@ -1,0 +1,328 @@
+// Downstream session setup: one SDK `Server` per agent session, on an exchange channel. The SDK
+// Server keeps the lifecycle (initialize, ping, the list requests, logging/setLevel,
+// subscriptions); the requests the gateway forwards (tools/call, prompts/get, resources/read,
+// completion/complete) are taken at the channel as they arrive, each opening its exchange
+// there, and answered by the call pipeline. The agent's notifications/cancelled for such a
+// request cancels its exchange.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  LoggingLevelSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ClientCapabilities,
+  type Implementation,
+  type JSONRPCRequest,
+  type LoggingLevel,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalBroker } from '../approvals/broker';
+import { ExchangeChannel, type ChannelRoutes } from '../protocol/exchange-channel';
+import type { TrafficTap } from '../protocol/traffic-tap';
+import type { ResolvedProfile } from '../profiles/types';
+import type { Redactor } from '../secrets/redactor';
+import type { ManagedServer } from '../supervisor/managed-server';
+import type { CallPipeline } from './call-pipeline';
+import type { Catalog } from './catalog';
+import { LooseResult } from './catalog';
+import { toRpcError } from './errors';
+import { CancelledError, type Exchange, type ExchangeTable } from './exchanges';
+import type { RoutedSession, SessionsPort } from './server-requests';
+import { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
+import { CAPABILITIES_TOOL, advertisedTools, toAdvertised } from './tool-surface';
+
+export interface AgentSessionInfo {
+  id: string;
+  /** The terminal whose agent opened this session (per-terminal gateway token). */
+  terminal?: string;
+  transport: 'streamable-http' | 'sse' | 'stdio' | 'console';
+  startedAt: number;
+  client?: Implementation;
+  protocolVersion?: string;
+}
+
+interface SessionState extends RoutedSession {
+  info: AgentSessionInfo;
+  subscriptions: Set<string>;
+  lastActive: number;
+  /** Set by logging/setLevel; unset = whatever the servers send. */
+  logLevel?: LoggingLevel;
+}
+
+const LOG_SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
+
+/** Downstream methods the gateway answers itself, by the capability that offers them. */
+const FORWARDED: Record<string, keyof ServerCapabilities> = {
+  'tools/call': 'tools',
+  'prompts/get': 'prompts',
+  'resources/read': 'resources',
+  'completion/complete': 'completions',
+};
+
+export interface SessionDeps {
+  session: string;
+  profile: ResolvedProfile;
+  table: ExchangeTable;
+  pipeline: CallPipeline;
+  catalog: Catalog;
+  broker: ApprovalBroker;
+  capabilities(): ServerCapabilities;
+  /** Resolves once servers on their first start are up (bounded by the start grace). */
+  firstStarts(): Promise<void>;
+  upstreamRequest(serverId: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
+  sessionEvent(info: AgentSessionInfo & { ended?: number }): void;
+}
+
+export interface OpenSessionOptions {
+  tap: TrafficTap;
+  redactor?: Redactor;
+  /** The transport is a framed stream reporting through `channel.observer` (stdio). */
+  observed?: boolean;
+}
+
+export interface OpenedSession {
+  agentSession: string;
+  server: Server;
+  channel: ExchangeChannel;
+  /** Puts the channel on its transport and connects the SDK Server to it. */
+  connect(inner: Transport): Promise<void>;
+}
+
+export class Sessions implements SessionsPort {
+  private readonly sessions = new Map<string, SessionState>();
+
+  constructor(private readonly deps: SessionDeps) {}
+
+  list(): AgentSessionInfo[] {
+    return [...this.sessions.values()].map((s) => s.info);
+  }
+
+  all(): Iterable<{ server: Server }> {
+    return this.sessions.values();
+  }
+
+  /** A new downstream session: its SDK Server and channel, not yet on a transport. */
+  open(info: Omit<AgentSessionInfo, 'startedAt'> & { startedAt?: number }, opts: OpenSessionOptions): OpenedSession {
+    const agentSession = info.id;
+    const capabilities = this.deps.capabilities();
+    const server = new Server(
+      { name: GATEWAY_NAME, version: GATEWAY_VERSION, title: `Gatehouse · ${this.deps.profile.name}` },
+      {
+        capabilities,
+        instructions: `Gatehouse gateway for workspace profile '${this.deps.profile.name}'. Call ${toAdvertised(CAPABILITIES_TOOL)} to see which tools are callable, need approval, or are unavailable.`,
+      },
+    );
+    const channel = new ExchangeChannel({
+      tap: opts.tap,
+      meta: { session: this.deps.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
+      redactor: opts.redactor,
+      observed: opts.observed,
+      routes: this.routes(agentSession, capabilities),
+    });
+    const state: SessionState = {
+      id: agentSession,
+      info: { ...info, startedAt: info.startedAt ?? Date.now() },
+      server,
+      channel,
+      subscriptions: new Set(),
+      lastActive: Date.now(),
+    };
+    this.sessions.set(agentSession, state);
+    server.oninitialized = () => {
+      state.info.client = server.getClientVersion();
+      this.deps.sessionEvent(state.info);
+    };
+    server.onclose = () => {
+      this.sessions.delete(agentSession);
+      this.deps.broker.clearSession(agentSession);
+      // Calls still in flight for a session that is gone are cancelled (upstream is told).
+      for (const ex of this.deps.table.openExchanges()) if (ex.agentSession === agentSession && ex.kind === 'call') this.deps.table.cancel(ex, 'the agent session closed');
+      this.deps.sessionEvent({ ...state.info, ended: Date.now() });
+    };
+    this.lifecycleHandlers(state, capabilities);
+    return {
+      agentSession,
+      server,
+      channel,
+      connect: async (inner) => {
+        channel.attach(inner);
+        await server.connect(channel);
+      },
+    };
+  }
+
+  /** What the session's channel takes off the wire: forwarded requests and cancellations of them. */
+  private routes(agentSession: string, capabilities: ServerCapabilities): ChannelRoutes {
+    const { table } = this.deps;
+    return {
+      request: (msg) => {
+        const capability = FORWARDED[msg.method];
+        if (!capability || !capabilities[capability]) return undefined;
+        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method });
+        return { stamp: ex, handle: (m) => void this.serve(agentSession, ex, m) };
+      },
+      notification: (msg) => {
+        if (msg.method !== 'notifications/cancelled') return undefined;
+        const params = msg.params as { requestId?: string | number; reason?: string } | undefined;
+        if (params?.requestId === undefined) return undefined;
+        const ex = table.byDownstream(agentSession, params.requestId);
+        if (!ex) return undefined;
+        return { stamp: ex, consume: true, handle: () => table.cancel(ex, params.reason ?? 'cancelled by the client') };
+      },
+    };
+  }
+
+  /** Runs one forwarded request and sends its one answer (none when the agent cancelled it). */
+  private async serve(agentSession: string, ex: Exchange, msg: JSONRPCRequest): Promise<void> {
+    const state = this.sessions.get(agentSession);
+    if (!state) return;
+    state.lastActive = Date.now();
+    const params = (msg.params ?? {}) as Record<string, unknown>;
+    try {
+      const result = await this.run(state, ex, msg.method, params, msg.id);
+      await state.channel.respond(msg.id, { result }).catch(() => {});
+    } catch (err) {
+      if (err instanceof CancelledError) {
+        this.deps.table.close(ex, 'cancelled');
+        return;
+      }
+      const error = toRpcError(err);
+      this.deps.table.close(ex, 'error', { error: error.message });
+      await state.channel.respond(msg.id, { error }).catch(() => {});
+    }
+  }
+
+  private async run(state: SessionState, ex: Exchange, method: string, params: Record<string, unknown>, id: string | number): Promise<Record<string, unknown>> {
+    const { pipeline, catalog } = this.deps;
+    switch (method) {
+      case 'tools/call':
+        return (await pipeline.toolsCall(ex, params, (token) => ({
+          token,
+          send: (p) => state.channel.notify('notifications/progress', p, { stamp: ex, relatedRequestId: id }),
+        }))) as Record<string, unknown>;
+      case 'prompts/get': {
+        const owner = await catalog.promptOwner(String(params.name));
+        this.deps.table.update(ex, { tool: `${owner.server}.${owner.name}` });
+        return pipeline.forward(ex, owner.server, method, { ...params, name: owner.name });
+      }
+      case 'resources/read': {
+        const owner = await catalog.resourceOwner(String(params.uri));
+        return pipeline.forward(ex, owner, method, params);
+      }
+      case 'completion/complete': {
+        const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
+        if (ref.type === 'ref/prompt') {
+          const owner = await catalog.promptOwner(String(ref.name));
+          return pipeline.forward(ex, owner.server, method, { ...params, ref: { ...ref, name: owner.name } });
+        }
+        const owner = await catalog.resourceOwner(String(ref.uri));
+        return pipeline.forward(ex, owner, method, params);
+      }
+    }
+    throw new Error(`not a forwarded method: ${method}`);
+  }
+
+  private lifecycleHandlers(state: SessionState, caps: ServerCapabilities): void {
+    const { server } = state;
+    const { catalog } = this.deps;
+    const touch = () => (state.lastActive = Date.now());
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      touch();
+      await this.deps.firstStarts();
+      return { tools: advertisedTools(catalog.currentSurface()) };
+    });
+    // The SDK refuses handlers for capabilities we did not declare; declare what the servers have.
+    const started = () => this.deps.firstStarts();
+    if (caps.prompts) server.setRequestHandler(ListPromptsRequestSchema, async () => (await started(), { prompts: await catalog.listPrompts() }));
+    if (caps.resources) {
+      server.setRequestHandler(ListResourcesRequestSchema, async () => (await started(), { resources: await catalog.listResources() }));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await started(), { resourceTemplates: await catalog.listTemplates() }));
+    }
+    if (caps.resources?.subscribe) {
+      server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => {
+        const owner = await catalog.resourceOwner(req.params.uri);
+        await this.deps.upstreamRequest(owner, 'resources/subscribe', req.params, extra.signal);
+        state.subscriptions.add(req.params.uri);
+        return {};
+      });
+      server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => {
+        state.subscriptions.delete(req.params.uri);
+        const stillWanted = [...this.sessions.values()].some((s) => s.subscriptions.has(req.params.uri));
+        if (!stillWanted) {
+          const owner = await catalog.resourceOwner(req.params.uri);
+          await this.deps.upstreamRequest(owner, 'resources/unsubscribe', req.params, extra.signal);
+        }
+        return {};
+      });
+    }
+    server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+      // MCP server/utilities/logging: after logging/setLevel a server SHOULD send logs at that
+      // level and above, per session. One upstream level serves every session, so upstream gets
+      // the lowest level any session asked for, and each session is filtered to its own.
+      state.logLevel = req.params.level;
+      await Promise.all(catalog.readyServers().map((s) => this.applyLogLevel(s)));
+      return {};
+    });
+  }
+
+  /** Sets an upstream server's log level to the lowest any session asked for (none asked: nothing to set). */
+  async applyLogLevel(server: ManagedServer): Promise<void> {
+    const client = server.client;
+    if (!client?.getServerCapabilities()?.logging) return;
+    let lowest: LoggingLevel | undefined;
+    for (const s of this.sessions.values()) {
+      if (s.logLevel && (!lowest || (LOG_SEVERITY.get(s.logLevel) ?? 0) < (LOG_SEVERITY.get(lowest) ?? 0))) lowest = s.logLevel;
+    }
+    if (!lowest) return;
+    await client.request({ method: 'logging/setLevel', params: { level: lowest } }, LooseResult, { timeout: server.spec.requestTimeoutMs }).catch(() => undefined);
+  }
+
+  // ---- SessionsPort: what servers send towards the sessions -----------------------------------
+
+  routeFor(parent: Exchange | undefined, capability: keyof ClientCapabilities): RoutedSession | undefined {
+    if (parent?.agentSession) {
+      const s = this.sessions.get(parent.agentSession);
+      if (s) return s.server.getClientCapabilities()?.[capability] ? s : undefined;
+    }
+    const recent = [...this.sessions.values()].sort((a, b) => b.lastActive - a.lastActive);
+    return recent.find((s) => s.server.getClientCapabilities()?.[capability]);
+  }
+
+  log(serverId: string, p: Record<string, unknown> & { level: string; logger?: string }): void {
+    const params = { ...p, logger: p.logger ? `${serverId}/${p.logger}` : serverId };
+    const severity = LOG_SEVERITY.get(p.level) ?? 0;
+    for (const s of this.sessions.values()) {
+      if (s.logLevel && severity < (LOG_SEVERITY.get(s.logLevel) ?? 0)) continue;
+      void s.server.sendLoggingMessage(params as never).catch(() => {});
+    }
+  }
+
+  resourceUpdated(params: { uri: string }): void {
+    for (const s of this.sessions.values()) {
+      if (s.subscriptions.has(params.uri)) void s.server.sendResourceUpdated(params).catch(() => {});
+    }
+  }
+
+  resourceListChanged(serverId: string): void {
+    void this.deps.catalog.refreshCatalogs(serverId);
+    for (const s of this.sessions.values()) void s.server.sendResourceListChanged().catch(() => {});
+  }
+
+  promptListChanged(): void {
+    for (const s of this.sessions.values()) void s.server.sendPromptListChanged().catch(() => {});
+  }
+
+  toolListChanged(): void {
+    for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => {});
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.server.close().catch(() => {})));
+    this.sessions.clear();
+  }
+}
