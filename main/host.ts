@@ -23,6 +23,8 @@ import { appRoot, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
 import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from './agents/terminal-manager';
 import { resolveSearchPath } from './supervisor/shell-path';
+import { TrustStore } from './trust/pin-store';
+import { TrustGuard } from './trust/trust-guard';
 
 export interface HostOptions {
   dataDir?: string;
@@ -82,6 +84,8 @@ export class Launch {
     readonly profile: ResolvedProfile,
     readonly supervisor: Supervisor,
     readonly gateway: Gateway,
+    /** Launch consent and tool pinning of this launch (main/trust/). */
+    readonly trust: TrustGuard,
   ) {}
 
   statuses(): ServerStatus[] {
@@ -95,6 +99,8 @@ type HostEvents = {
   stopped: [Launch];
   decision: [DecisionEvent];
   approval: [ApprovalEvent];
+  /** A launch's trust reviews changed (a server waits for approval, a tool was held or accepted). */
+  trust: [Launch];
 };
 
 export class Host extends EventEmitter<HostEvents> {
@@ -105,6 +111,8 @@ export class Host extends EventEmitter<HostEvents> {
   readonly audit: AuditStore | undefined;
   readonly launches = new Map<string, Launch>();
   readonly terminals: TerminalManager;
+  /** Pins in the data directory; every change is recorded in the audit store. */
+  readonly trust: TrustStore;
   /** The environment the host resolves profiles and folders against (process.env unless given). */
   readonly env: NodeJS.ProcessEnv;
   private readonly secrets: SecretProvider;
@@ -124,6 +132,8 @@ export class Host extends EventEmitter<HostEvents> {
       this.unsubscribe.push(this.tap.subscribe((batch) => writer.trafficBatch(batch)));
       this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
     }
+    const audit = this.audit;
+    this.trust = new TrustStore(this.dataDir, audit ? (d) => audit.recordTrustDecision(d) : undefined);
     this.unsubscribe.push(this.broker.onEvent((e) => this.emit('approval', e)));
     this.terminals = new TerminalManager({
       dataDir: this.dataDir,
@@ -156,7 +166,8 @@ export class Host extends EventEmitter<HostEvents> {
     const id = randomUUID();
     const policy = compilePolicy(profile.policy, { workspace: profile.workspace });
     for (const problem of policy.problems) process.stderr.write(`gatehouse: policy: ${problem}\n`);
-    const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface });
+    const trust = new TrustGuard(profile, this.trust, id);
+    const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface, trust });
     const supervisor = new Supervisor(profile, {
       session: id,
       tap: this.tap,
@@ -165,8 +176,11 @@ export class Host extends EventEmitter<HostEvents> {
       clientFactory: (serverId) => gateway.createUpstreamClient(serverId),
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
+      startGate: (spec) => trust.startGate(spec),
     });
-    const launch = new Launch(id, profile, supervisor, gateway);
+    trust.attach(supervisor);
+    const launch = new Launch(id, profile, supervisor, gateway, trust);
+    trust.on('changed', () => this.emit('trust', launch));
     this.launches.set(id, launch);
     this.wireAudit(launch, opts.kind ?? 'launch');
     supervisor.on('status', (s) => this.emit('server-status', id, s));
@@ -235,6 +249,7 @@ export class Host extends EventEmitter<HostEvents> {
     await launch.endpoint?.close();
     await launch.gateway.close();
     await launch.supervisor.stopAll(reason);
+    launch.trust.close();
     this.broker.clearLaunch(launchId);
     this.audit?.writer.endSession(launchId, { reason });
     this.launches.delete(launchId);

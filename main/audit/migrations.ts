@@ -1,6 +1,7 @@
 // Numbered schema migrations, tracked with PRAGMA user_version. A migration is only ever
 // appended, never edited once released: a user's database may be at any earlier version.
 import type Database from 'better-sqlite3';
+import { TRUST_DECISIONS_SQL } from '../trust/audit-trust';
 
 export interface Migration {
   /** 1, 2, 3, … in order, without gaps. */
@@ -160,6 +161,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
   // Agents started in a Gatehouse terminal connect with a per-terminal token: keep which one.
   { version: 2, name: 'agent session terminal', up: (db) => db.exec('ALTER TABLE agent_sessions ADD COLUMN terminal TEXT') },
+  // Launch consent and tool pinning decisions (main/trust/, docs/trust.md).
+  { version: 3, name: 'trust decisions', up: (db) => db.exec(TRUST_DECISIONS_SQL) },
 ];
 
 /** The schema version this build writes. */

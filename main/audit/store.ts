@@ -23,6 +23,8 @@ import type {
   StderrRow,
 } from './types';
 import { QueuedWriter, type AuditWriter, type WriterOptions } from './writer';
+import { insertTrustDecision, selectTrustDecisions, type TrustDecisionFilter, type TrustDecisionRow } from '../trust/audit-trust';
+import type { TrustDecision } from '../trust/pin-store';
 
 export const DB_FILE_NAME = 'gatehouse.db';
 
@@ -58,6 +60,9 @@ export interface AuditStore {
   queryGaps(session?: string): GapRow[];
   exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter, out: Writable, stream?: AuditStream): Promise<number>;
   prune(opts?: PruneOptions): PruneResult;
+  /** Trust decisions (main/trust/): written at once, not batched. */
+  recordTrustDecision(d: TrustDecision): void;
+  queryTrustDecisions(filter?: TrustDecisionFilter): TrustDecisionRow[];
 }
 
 export function auditDbFile(dataDir: string): string {
@@ -194,5 +199,15 @@ class SqliteAuditStore implements AuditStore {
   prune(opts: PruneOptions = DEFAULT_RETENTION): PruneResult {
     this.read();
     return prune(this.db, opts);
+  }
+
+  recordTrustDecision(d: TrustDecision): void {
+    if (this.closed) throw new Error(`audit store ${this.file} is closed`);
+    insertTrustDecision(this.db, d);
+  }
+
+  queryTrustDecisions(filter?: TrustDecisionFilter): TrustDecisionRow[] {
+    this.read();
+    return selectTrustDecisions(this.db, filter);
   }
 }

@@ -54,6 +54,7 @@ import type { ApprovalBroker, AskResult } from '../approvals/broker';
 import { SAMPLING_REJECTED_CODE, SAMPLING_REJECTED_MESSAGE } from '../approvals/questions';
 import { actionFingerprint } from '../policy/fingerprint';
 import { buildCapabilities } from '../policy/capabilities';
+import type { TrustGuard } from '../trust/trust-guard';
 import {
   CAPABILITIES_TOOL,
   advertisedTools,
@@ -145,6 +146,8 @@ export interface GatewayOptions {
   policy: Policy;
   broker: ApprovalBroker;
   toolSurface?: ToolSurface;
+  /** Tool pinning (main/trust/): filters the catalog, explains held tools. */
+  trust?: TrustGuard;
 }
 
 export interface CallContext {
@@ -173,6 +176,7 @@ export class Gateway extends EventEmitter<Events> {
   private supervisor: Supervisor | undefined;
   private readonly policy: Policy;
   private readonly broker: ApprovalBroker;
+  private readonly trust: TrustGuard | undefined;
   private readonly sessions = new Map<string, SessionState>();
   private readonly inflight = new Map<string, InFlight[]>();
   /** Last tool list seen per server: kept while a server restarts so tools/list stays stable. */
@@ -194,7 +198,9 @@ export class Gateway extends EventEmitter<Events> {
     this.policy = opts.policy;
     this.broker = opts.broker;
     this.surfaceKind = opts.toolSurface ?? opts.profile.toolSurface;
+    this.trust = opts.trust;
     this.surface = this.computeSurface();
+    this.trust?.on('changed', () => this.refreshSurface());
   }
 
   /** Wire the supervisor (created with `clientFactory: (id) => gateway.createUpstreamClient(id)`). */
@@ -243,9 +249,11 @@ export class Gateway extends EventEmitter<Events> {
   }
 
   private computeSurface(): Surface {
-    const inputs = this.profile.servers
+    const listed = this.profile.servers
       .filter((s) => this.knownTools.has(s.id))
       .map((s) => ({ serverId: s.id, builtin: s.kind === 'builtin', tools: this.knownTools.get(s.id) ?? [] }));
+    // Tool pinning: new and changed definitions are held back until a person accepts them.
+    const inputs = this.trust ? this.trust.filter(listed) : listed;
     return buildSurface(inputs, { surface: this.surfaceKind, aliases: this.profile.aliases, extra: [this.capabilitiesTool()] });
   }
 
@@ -415,6 +423,17 @@ export class Gateway extends EventEmitter<Events> {
    */
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext, meta?: Record<string, unknown>): Promise<CallToolResult> {
     const target = this.surface.lookup.get(name);
+    const held = target ? undefined : this.trust?.heldFor(name);
+    if (held) {
+      // Held back by tool pinning: known, not callable, and the agent is told why.
+      const reason = `tool ${held.canonical} ${held.reason} (a person reviews it in the Gatehouse window or with \`gatehouse trust accept\`)`;
+      this.emit('decision', {
+        ts: Date.now(), session: this.session, agentSession: ctx.agentSession, exchange: `${ctx.agentSession}#${ctx.requestId ?? 'console'}`,
+        tool: held.canonical, advertisedName: name, server: held.server, decision: 'DENY', outcome: 'denied', reason,
+        fingerprint: actionFingerprint(held.canonical, args), args: this.profile.redactor.redactJson(args),
+      });
+      return textResult(`DENY: ${reason}`, true);
+    }
     if (!target) {
       // MCP 2025-11-25 (server/tools, Error Handling): unknown tools are a protocol error.
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -587,6 +606,7 @@ export class Gateway extends EventEmitter<Events> {
           unavailableReason: available ? undefined : this.unavailableReason(t.server, upstream),
         };
       });
+    tools.push(...(this.trust?.heldCapabilities() ?? []));
     return buildCapabilities({ tools, policy: this.policy, policySpec: this.profile.policy });
   }
 

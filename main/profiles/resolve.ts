@@ -94,13 +94,14 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
         // Relative to the workspace: the folder a server is usually meant to work in.
         cwd: path.resolve(workspace, str([...p, 'cwd'], s.cwd)),
         framing: s.framing,
+        trust: s.trust,
       };
     }
     if ('url' in s) {
       const url = str([...p, 'url'], s.url);
       const headers = map([...p, 'headers'], s.headers);
       checkUrl([...p, 'url'], url);
-      return { ...common, kind: 'http', url, headers, transport: s.transport };
+      return { ...common, kind: 'http', url, headers, transport: s.transport, trust: s.trust };
     }
     return {
       ...common,

@@ -6,6 +6,7 @@ import type { Redactor } from '../secrets/redactor';
 export type ToolSurface = 'friendly' | 'canonical' | 'both';
 export type Framing = 'auto' | 'line' | 'content-length';
 export type Decision = 'allow' | 'approve' | 'deny';
+export type TrustMode = 'pin' | 'accept-new' | 'off';
 
 export interface RestartPolicy {
   /** Restarts allowed before the server is `failed`. */
@@ -39,6 +40,8 @@ export interface StdioServerSpec extends ServerCommon {
   inheritEnv: string[];
   cwd: string;
   framing: Framing;
+  /** Tool pinning (docs/trust.md). */
+  trust: TrustMode;
 }
 
 export interface HttpServerSpec extends ServerCommon {
@@ -47,6 +50,7 @@ export interface HttpServerSpec extends ServerCommon {
   headers: Record<string, string>;
   /** streamable-http first and legacy SSE as a fallback (`auto`), or fixed. */
   transport: 'auto' | 'streamable-http' | 'sse';
+  trust: TrustMode;
 }
 
 /** Gatehouse's own workspace tools server (issue 4), run as a stdio child like any other. */

@@ -64,6 +64,8 @@ export interface ManagedServerOptions {
   /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
   stdinGraceMs?: number;
   termGraceMs?: number;
+  /** Launch consent (main/trust/): a reason means "do not start", shown as the stopped reason. */
+  startGate?: (spec: ServerSpec) => string | undefined;
 }
 
 export interface RunInfo {
@@ -275,6 +277,12 @@ export class ManagedServer extends EventEmitter<Events> {
 
   private async launchRun(): Promise<void> {
     this.clearRestartTimer();
+    const held = this.opts.startGate?.(this.spec);
+    if (held) {
+      this.setState('stopped', held);
+      this.settleWaiters();
+      return;
+    }
     this.run += 1;
     const run = this.run;
     this.startedAt = Date.now();

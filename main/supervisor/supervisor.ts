@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ResolvedProfile } from '../profiles/types';
+import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import type { StderrBus, TrafficTap } from '../protocol/traffic-tap';
 import { appRoot, toolsServerEntry } from '../paths';
 import { ManagedServer, type RunInfo } from './managed-server';
@@ -19,6 +19,8 @@ export interface SupervisorOptions {
   clientFactory?: (serverId: string) => Client;
   stdinGraceMs?: number;
   termGraceMs?: number;
+  /** Launch consent, asked before each start (main/trust/trust-guard.ts). */
+  startGate?: (spec: ServerSpec) => string | undefined;
 }
 
 type Events = {
@@ -60,6 +62,7 @@ export class Supervisor extends EventEmitter<Events> {
         clientFactory: this.opts.clientFactory,
         stdinGraceMs: this.opts.stdinGraceMs,
         termGraceMs: this.opts.termGraceMs,
+        startGate: this.opts.startGate,
       });
       server.on('status', (s) => this.emit('status', s));
       server.on('tools', (t) => this.emit('tools', spec.id, t));
