@@ -153,7 +153,12 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       return { ok: true as const };
     },
 
-    'profiles:import': (input) => importUploaded(input.fileName, input.text, host.env),
+    'profiles:import': (input) => {
+      const imported = importUploaded(input.fileName, input.text, host.env);
+      // Quarantined: whatever pins an earlier profile of this name had are gone; every server asks first.
+      host.trust.forget(imported.name, uiSession, 'quarantined');
+      return imported;
+    },
 
     'launches:list': () => runningLaunches().map(launchSummary),
 
@@ -308,6 +313,27 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       host.terminals.close(input.id);
       return { ok: record !== undefined };
     },
+    'trust:reviews': (input) => {
+      const launch = launchOf(input.launchId);
+      const r = launch.trust.reviews();
+      return {
+        launchId: launch.id,
+        profile: launch.profile.name,
+        launch: r.launch.map((l) => ({ server: l.server, status: l.status, hash: l.hash, lines: l.lines, changed: l.changed, ...(l.previousLines ? { previousLines: l.previousLines } : {}) })),
+        tools: r.tools.map((t) => ({ ...t, flags: t.flags.map((f) => ({ ...f })) })),
+      };
+    },
+    'trust:decide': async (input) => {
+      const launch = launchOf(input.launchId);
+      try {
+        await launch.trust.decide({ server: input.serverId, tool: input.tool, choice: input.choice, by: uiSession });
+      } catch (err) {
+        throw new HostApiError((err as Error).message);
+      }
+      return { ok: true as const };
+    },
+    'audit:trust': (input) => host.audit?.queryTrustDecisions({ profile: input.profile, limit: input.limit ?? 200 }) ?? [],
+
     'terminals:replay': (input) => {
       const t = host.terminals.get(input.id);
       if (!t) throw new HostApiError(`no terminal '${input.id}'`);
@@ -382,6 +408,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     const onStopped = (launch: Launch) => broadcast('launch:changed', { launch: launchSummary(launch), stopped: true });
     const onStatus = (launchId: string, status: ServerStatus) => broadcast('server:status', { launchId, status: serverStatus(status) });
     const onDecision = (d: DecisionEvent) => broadcast('decision:made', decisionEvent(d));
+    const onTrust = (launch: Launch) => broadcast('trust:changed', { launchId: launch.id });
     const onApproval = (e: ApprovalEvent) => {
       if (e.type === 'requested') broadcast('approval:requested', { request: pendingApproval(e.request) });
       else broadcast('approval:resolved', { request: pendingApproval(e.request), outcome: { ...e.outcome } });
@@ -425,6 +452,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     host.on('server-status', onStatus);
     host.on('decision', onDecision);
     host.on('approval', onApproval);
+    host.on('trust', onTrust);
     // While a window is open, APPROVAL waits for a person instead of failing closed. When the
     // last window leaves, requests already pending keep waiting until their timeout, so a
     // window that reloads can still answer them (ApprovalBroker.attachApprover).
@@ -437,6 +465,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         host.off('server-status', onStatus);
         host.off('decision', onDecision);
         host.off('approval', onApproval);
+        host.off('trust', onTrust);
         for (const d of disposers) d();
       },
     };

@@ -10,9 +10,14 @@ import { formatStatus, installShutdown } from './host-lifecycle';
 import { dataDir as defaultDataDir } from '../paths';
 import { RelayClient, RelayingApprovalBroker } from '../approvals/relaying-broker';
 import { relaySocketPath } from '../approvals/relay-wire';
+import { settleLaunchConsent } from './trust-consent';
 
 const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--tool-surface friendly|canonical|both]
-                         [--data-dir DIR] [--no-audit] [--quiet]`;
+                         [--data-dir DIR] [--no-audit] [--trust-prompt] [--quiet]
+
+  --trust-prompt  ask on the controlling terminal (/dev/tty) to approve a server whose launch
+                  command is new or changed; without it such a server is not started and one
+                  line on stderr names \`gatehouse trust accept\` (stdin/stdout are the protocol).`;
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs('gateway', USAGE, () =>
@@ -26,6 +31,7 @@ export async function run(argv: string[]): Promise<number> {
         'tool-surface': { type: 'string' },
         'data-dir': { type: 'string' },
         'no-audit': { type: 'boolean' },
+        'trust-prompt': { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
       },
     }).values,
@@ -51,6 +57,7 @@ export async function run(argv: string[]): Promise<number> {
   const profile = await resolveForCommand(host, 'gateway', args.profile);
   if (profile instanceof UsageExit) return profile.code;
   host.on('server-status', (_l, s) => log(formatStatus(s)));
+  await settleLaunchConsent(host, profile, args.profile, { ask: !!args['trust-prompt'], log: (l) => process.stderr.write(`${l}\n`) });
   // Approvals: a terminal we can ask on (never stdin/stdout, which carry protocol); else the
   // Gatehouse window of this data dir, through its approvals relay (reconnecting, since the
   // window may start later); else APPROVAL fails closed with a reason that says how to fix it.

@@ -15,6 +15,7 @@ const commands: Record<string, Command> = {
   gateway: { summary: 'gateway --profile P [--http PORT]   a governed MCP server for other hosts', load: () => import('./gateway-command') },
   serve: { summary: 'serve [--port N] [--profile P]   the app in a browser on 127.0.0.1 (headless shell)', load: () => import('./serve-command') },
   connect: { summary: 'connect --profile P --client C [--url URL] [--write]   point an MCP client at the gateway', load: () => import('./connect-command') },
+  trust: { summary: 'trust list|diff|accept|reject --profile P [--server S] [--tool T] | export | import FILE   launch consent and tool pins', load: () => import('./trust-command') },
   tools: { summary: 'tools spec --profile P [--server S]   write MCP_TOOL_SPECIFICATION.md', load: () => import('./tools-command') },
 };
 

@@ -91,7 +91,9 @@ export function checkDefinition(def: ToolDefinition, ctx: { server: string; othe
   const once = new Set<string>();
   const add = (flag: TrustFlag) => {
     const key = `${flag.kind}:${flag.message}`;
-    if (!once.has(key)) flags.push(flag), once.add(key);
+    if (once.has(key)) return;
+    once.add(key);
+    flags.push(flag);
   };
   for (const { where, text } of strings) {
     const inv = INVISIBLE.exec(text);
