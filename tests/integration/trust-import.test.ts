@@ -1,0 +1,106 @@
+// Trust on first use for what a person did not write (docs/trust.md): an imported Claude
+// Desktop configuration starts quarantined, so no server process runs before a person approves
+// it (the fixture appends its pid to a marker file the moment it starts); approving one starts
+// exactly that one. And the real reference servers raise no poisoning flag.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Host } from '../../main/host';
+import { setTestApprover } from '../../main/trust/launch-consent';
+import { checkDefinition } from '../../main/trust/poisoning';
+import { toolDefinition } from '../../main/trust/tool-definition';
+import { canonicalName, toAdvertised } from '../../main/gateway/tool-surface';
+import { buildTestBundle, type TestBundle } from '../support/build';
+import { waitFor } from '../support/gateway';
+import { pidAlive, profileYaml, serverFixture } from '../support/supervisor';
+import { tempDir, writeProfile } from '../support/temp';
+
+let bundle: TestBundle;
+beforeAll(() => {
+  bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'trust-import-test');
+}, 60_000);
+afterAll(() => bundle.cleanup());
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  setTestApprover('test-setup');
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('an imported Claude Desktop config', () => {
+  it('starts quarantined: no server process before approval; approving one starts only that one', async () => {
+    setTestApprover(undefined);
+    const tmp = tempDir('gh-trust-import-');
+    const dataDir = path.join(tmp.dir, 'data');
+    const marker = (n: string) => path.join(tmp.dir, `${n}.started`);
+    fs.mkdirSync(path.join(tmp.dir, 'ws'));
+    const config = path.join(tmp.dir, 'claude_desktop_config.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: Object.fromEntries(['alpha', 'beta'].map((n) => [n, { command: process.execPath, args: [serverFixture('trust-server.mjs')], env: { TRUST_MARKER: marker(n) } }])),
+      }),
+    );
+    const out = path.join(tmp.dir, 'imported.yaml');
+    const env = { PATH: process.env.PATH, HOME: tmp.dir, GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_PROFILES_DIR: path.join(tmp.dir, 'profiles') };
+    const r = spawnSync(process.execPath, [bundle.entry('cli'), 'profiles', 'import', config, '--out', out, '--workspace', path.join(tmp.dir, 'ws')], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(r.stderr).toContain('imported 2 servers');
+    expect(r.status).toBe(0);
+
+    const host = new Host({ dataDir, stdinGraceMs: 300, termGraceMs: 500 });
+    cleanups.push(tmp.cleanup, () => host.shutdown());
+    const launch = await host.launch(out);
+    for (const id of ['alpha', 'beta']) {
+      const s = launch.supervisor.get(id)!.status();
+      expect(s.state).toBe('stopped');
+      expect(s.pid).toBeUndefined();
+      expect(s.reason).toContain('waiting for approval: new launch command');
+      expect(fs.existsSync(marker(id))).toBe(false);
+    }
+    expect(launch.trust.reviews().launch.map((l) => l.server)).toEqual(['alpha', 'beta']);
+
+    await launch.trust.decide({ server: 'alpha', choice: 'approve', by: 'test-person' });
+    const alpha = await waitFor(() => launch.supervisor.get('alpha')!.status().pid, 'alpha pid');
+    expect(pidAlive(alpha)).toBe(true);
+    expect(fs.readFileSync(marker('alpha'), 'utf8').trim()).toBe(String(alpha));
+    expect(fs.existsSync(marker('beta'))).toBe(false);
+    expect(launch.supervisor.get('beta')!.status().state).toBe('stopped');
+    const actions = host.audit!.queryTrustDecisions({ profile: 'imported' }).map((d) => [d.action, d.server ?? null]);
+    expect(actions).toEqual([
+      ['quarantined', null],
+      ['approved', 'alpha'],
+      ['pinned', 'alpha'],
+    ]);
+  }, 60_000);
+});
+
+describe('the reference servers', () => {
+  it('filesystem, memory and everything raise no poisoning or shadowing flag, and nothing is held', async () => {
+    const tmp = tempDir('gh-trust-refs-');
+    const host = new Host({ dataDir: path.join(tmp.dir, 'data'), stdinGraceMs: 300, termGraceMs: 500 });
+    cleanups.push(tmp.cleanup, () => host.shutdown());
+    const file = writeProfile(
+      tmp.dir,
+      profileYaml('refs', {
+        files: { command: 'mcp-server-filesystem', args: ['${workspace}'] },
+        memory: { command: 'mcp-server-memory', env: { MEMORY_FILE_PATH: '${data}/memory.jsonl' } },
+        everything: { command: 'mcp-server-everything', args: ['stdio'] },
+      }),
+    );
+    const launch = await host.launch(file);
+    expect(launch.statuses().map((s) => s.state)).toEqual(['ready', 'ready', 'ready']);
+    const inputs = ['files', 'memory', 'everything'].map((id) => ({ serverId: id, builtin: false, tools: launch.supervisor.get(id)!.tools() }));
+    const others = inputs.flatMap((i) => i.tools.map((t) => ({ server: i.serverId, name: t.name, canonical: canonicalName(i, t), advertised: toAdvertised(canonicalName(i, t)) })));
+    let checked = 0;
+    for (const input of inputs) {
+      for (const t of input.tools) {
+        expect(checkDefinition(toolDefinition(t), { server: input.serverId, others }), `${input.serverId}.${t.name}`).toEqual([]);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(30);
+    await waitFor(() => launch.gateway.currentSurface().tools.length > checked, 'every tool advertised');
+    expect(launch.trust.reviews().tools).toEqual([]);
+  }, 90_000);
+});
