@@ -10,6 +10,7 @@
 // - a URL server is identified by its origin (scheme, host, port): where the bytes go.
 import { canonicalJson, sha256Hex } from '../policy/fingerprint';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
+import { showHidden } from './poisoning';
 
 /** Fields of a ServerSpec that do not decide what runs or what it may reach. */
 const NOT_LAUNCH_RELEVANT = new Set(['id', 'description', 'disabled', 'restart', 'startupTimeoutMs', 'requestTimeoutMs', 'framing', 'transport']);
@@ -91,7 +92,7 @@ export function identityLines(identity: LaunchIdentity): IdentityLine[] {
   const rest = { ...identity };
   if (typeof rest.command === 'string') {
     const args = Array.isArray(rest.args) ? (rest.args as string[]) : [];
-    lines.push({ field: 'command', label: 'Command', value: [rest.command, ...args].map(quoteArg).join(' ') });
+    lines.push({ field: 'command', label: 'Command', value: showHidden([rest.command, ...args].map(quoteArg).join(' ')) });
     delete rest.command;
     delete rest.args;
   }
@@ -110,7 +111,7 @@ export function identityLines(identity: LaunchIdentity): IdentityLine[] {
   for (const key of Object.keys(rest).sort()) {
     const v = rest[key];
     const value = Array.isArray(v) ? (v.length ? v.join(', ') : '(none)') : typeof v === 'string' ? v : canonicalJson(v);
-    lines.push({ field: key, label: labels[key] ?? key, value });
+    lines.push({ field: key, label: labels[key] ?? key, value: showHidden(value) });
   }
   return lines;
 }

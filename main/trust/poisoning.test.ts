@@ -77,3 +77,13 @@ describe('reviewTools', () => {
     expect(reviewTools({ server: 'calc', mode: 'pin', pinned, rejected: {}, others: [], tools: [] }).removed.map((x) => x.name)).toEqual(['add']);
   });
 });
+
+describe('definitionText', () => {
+  it('shows invisible and bidirectional characters as escapes, so the diff cannot hide or reorder them', async () => {
+    const { definitionText } = await import('./tool-definition');
+    const text = definitionText(tool('a\u200Bb\u202Ec \u{E0041}'));
+    expect(text).toContain('"description": "a\\u200Bb\\u202Ec \\uDB40\\uDC41"');
+    expect(text).not.toMatch(/[\u200B\u202E]/u);
+    expect(JSON.parse(text).description).toBe('a\u200Bb\u202Ec \u{E0041}');
+  });
+});

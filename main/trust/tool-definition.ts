@@ -4,6 +4,7 @@
 // are display hints a server may vary (and they are not shown to the model).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson, sha256Hex } from '../policy/fingerprint';
+import { showHidden } from './poisoning';
 
 export interface ToolDefinition {
   name: string;
@@ -30,5 +31,6 @@ export function definitionHash(def: ToolDefinition): string {
 /** A stable, line-per-field text of a definition, for a line diff a person can read. */
 export function definitionText(def: ToolDefinition | undefined): string {
   if (!def) return '';
-  return `${JSON.stringify(JSON.parse(canonicalJson(def)), null, 2)}\n`;
+  // Hidden characters become \uXXXX escapes (still valid JSON): seen in the diff, unable to reorder it.
+  return `${showHidden(JSON.stringify(JSON.parse(canonicalJson(def)), null, 2))}\n`;
 }
