@@ -104,3 +104,27 @@ describe('the reference servers', () => {
     expect(launch.trust.reviews().tools).toEqual([]);
   }, 90_000);
 });
+
+describe('gatehouse gateway without a terminal', () => {
+  it('does not start an unapproved server and says so in one stderr line naming `gatehouse trust accept`; stdout stays protocol', async () => {
+    const { RawStdioPeer } = await import('../support/raw-stdio');
+    const tmp = tempDir('gh-trust-gw-');
+    cleanups.push(tmp.cleanup);
+    const marker = path.join(tmp.dir, 'started.txt');
+    const file = writeProfile(tmp.dir, profileYaml('gw', { dict: { command: process.execPath, args: [serverFixture('trust-server.mjs')], env: { TRUST_MARKER: marker } } }));
+    const argv = [bundle.entry('cli'), 'gateway', '--profile', file, '--quiet', '--data-dir', path.join(tmp.dir, 'data')];
+    // setsid: no controlling terminal, so nothing could be asked even if it wanted to.
+    const peer = fs.existsSync('/usr/bin/setsid') ? new RawStdioPeer('/usr/bin/setsid', [process.execPath, ...argv], { cwd: tmp.dir }) : new RawStdioPeer(process.execPath, argv, { cwd: tmp.dir });
+    cleanups.push(() => peer.kill());
+    const init = await peer.request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    expect(init.message.result).toBeDefined();
+    peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const list = await peer.request(2, 'tools/list', {});
+    expect((list.message.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual(['gatehouse_capabilities']);
+    await waitFor(() => peer.stderr.includes('\n'), 'the refusal line');
+    const lines = peer.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe(`gatehouse: not started until approved: dict (new launch command); review with \`gatehouse trust diff --profile ${file}\`, approve with \`gatehouse trust accept --profile ${file} --server dict\``);
+    expect(fs.existsSync(marker)).toBe(false);
+  }, 60_000);
+});
