@@ -128,3 +128,30 @@ describe('gatehouse gateway without a terminal', () => {
     expect(fs.existsSync(marker)).toBe(false);
   }, 60_000);
 });
+
+describe('gatehouse launch on a terminal', () => {
+  it('shows the exact command on the terminal and starts the server after "y"; the pin is recorded', async () => {
+    const { createRequire } = await import('node:module');
+    const pty = createRequire(import.meta.url)('node-pty') as typeof import('node-pty');
+    const tmp = tempDir('gh-trust-tty-');
+    cleanups.push(tmp.cleanup);
+    const dataDir = path.join(tmp.dir, 'data');
+    const file = writeProfile(tmp.dir, profileYaml('tty', { dict: { command: process.execPath, args: [serverFixture('trust-server.mjs'), '--flag'] } }));
+    const term = pty.spawn(process.execPath, [bundle.entry('cli'), 'launch', '--profile', file, '--no-http', '--data-dir', dataDir], {
+      cwd: tmp.dir,
+      env: { ...process.env, GATEHOUSE_TOKEN: '' } as Record<string, string>,
+      cols: 400,
+      rows: 50,
+    });
+    let out = '';
+    term.onData((d) => (out += d));
+    cleanups.push(() => term.kill('SIGTERM'));
+    await waitFor(() => out.includes("Approve and start 'dict'? [y/N]"), 'the consent prompt', 30_000);
+    expect(out).toContain(`Command: ${process.execPath} ${serverFixture('trust-server.mjs')} --flag`);
+    expect(out).toContain('Working directory: ');
+    term.write('y\r');
+    await waitFor(() => /dict.*ready/.test(out), 'dict ready', 30_000);
+    const pins = JSON.parse(fs.readFileSync(path.join(dataDir, 'trust', 'tty.json'), 'utf8'));
+    expect(pins.servers.dict.approvedBy).toMatch(/^tty:/);
+  }, 60_000);
+});
