@@ -25,6 +25,7 @@ import { FramedStreamTransport } from '../protocol/framed-stream-transport';
 import { LineSplitter } from '../protocol/line-splitter';
 import { TappedTransport, transportObserver, type StderrBus, type TapMeta, type TrafficTap } from '../protocol/traffic-tap';
 import { buildServerEnv } from './env';
+import { quoteArg } from './quote-arg';
 import { CommandNotFoundError, resolveCommand } from './shell-path';
 import { bundledBinEntry } from './bundled-bins';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
@@ -90,10 +91,6 @@ type Events = {
   'run-ended': [RunInfo, ExitInfo];
   'protocol-fault': [string];
 };
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
 
 function describeExit(code: number | null, signal: string | null): string {
   if (signal) return `killed by ${signal}`;

@@ -67,13 +67,10 @@ describe('launchIdentity', () => {
   });
 
   it('a URL server is identified by its origin and header names', () => {
-    const http = { ...base, kind: 'http', url: 'https://mcp.example.com:8443/v1/mcp?x=1', headers: { Authorization: 'Bearer sk-very-secret-value-123' }, transport: 'auto' } as unknown as ServerSpec;
-    delete (http as Record<string, unknown>).command;
-    delete (http as Record<string, unknown>).args;
-    delete (http as Record<string, unknown>).env;
-    delete (http as Record<string, unknown>).cwd;
-    delete (http as Record<string, unknown>).inheritEnv;
-    delete (http as Record<string, unknown>).framing;
+    const http = {
+      id: 'docs', kind: 'http', url: 'https://mcp.example.com:8443/v1/mcp?x=1', headers: { Authorization: 'Bearer sk-very-secret-value-123' },
+      transport: 'auto', trust: 'pin', disabled: false, restart: base.restart, startupTimeoutMs: 1, requestTimeoutMs: 1,
+    } as ServerSpec;
     expect(launchIdentity(http, profile)).toEqual({ kind: 'http', origin: 'https://mcp.example.com:8443', headerNames: ['Authorization'], trust: 'pin' });
   });
 

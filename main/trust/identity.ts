@@ -11,6 +11,7 @@
 import { canonicalJson, sha256Hex } from '../policy/fingerprint';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import { showHidden } from './poisoning';
+import { quoteArg } from '../supervisor/quote-arg';
 
 /** Fields of a ServerSpec that do not decide what runs or what it may reach. */
 const NOT_LAUNCH_RELEVANT = new Set(['id', 'description', 'disabled', 'restart', 'startupTimeoutMs', 'requestTimeoutMs', 'framing', 'transport']);
@@ -73,10 +74,6 @@ export function templatedIdentity(identity: LaunchIdentity, paths: { workspace: 
     return v;
   };
   return walk(identity) as LaunchIdentity;
-}
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 export interface IdentityLine {
