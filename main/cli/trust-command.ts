@@ -56,6 +56,15 @@ export async function run(argv: string[]): Promise<number> {
   const dataDir = v['data-dir'] ?? defaultDataDir(process.env);
   const trust = openCliTrustStore(dataDir);
   try {
+    return dispatch();
+  } catch (err) {
+    process.stderr.write(`gatehouse trust: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    trust.close();
+  }
+
+  function dispatch(): number {
     switch (sub) {
       case 'export': {
         const bundle = trust.store.exportBundle(v.profile ? [v.profile] : undefined);
@@ -66,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'import': {
-        const file = args.positionals[0];
+        const file = v.positionals[0];
         if (!file) return usageError('trust', USAGE, 'import needs a FILE').code;
         try {
           const names = trust.store.importBundle(JSON.parse(fs.readFileSync(file, 'utf8')), cliActor());
@@ -102,8 +111,6 @@ export async function run(argv: string[]): Promise<number> {
       default:
         return usageError('trust', USAGE, sub ? `unknown subcommand '${sub}'` : 'a subcommand is required').code;
     }
-  } finally {
-    trust.close();
   }
 }
 

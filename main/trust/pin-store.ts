@@ -92,7 +92,13 @@ export class TrustStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, profile, servers: {} };
       throw err;
     }
-    const parsed = ProfilePinsSchema.safeParse(JSON.parse(text));
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
+    }
+    const parsed = ProfilePinsSchema.safeParse(json);
     if (!parsed.success) throw new Error(`${file}: not a Gatehouse pin file (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     return parsed.data;
   }

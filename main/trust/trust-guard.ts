@@ -50,6 +50,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
   private readonly gated = new Map<string, LaunchReview>();
   private readonly toolReviews = new Map<string, ToolReviewResult>();
   private readonly unwatch: () => void;
+  private readonly storeErrors = new Set<string>();
 
   constructor(
     readonly profile: ResolvedProfile,
@@ -73,7 +74,13 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
 
   /** Undefined when `spec` may start; otherwise the reason it stays stopped (shown as its state reason). */
   startGate(spec: ServerSpec): string | undefined {
-    const review = reviewLaunch(this.profile, spec, this.store);
+    let review: LaunchReview;
+    try {
+      review = reviewLaunch(this.profile, spec, this.store);
+    } catch (err) {
+      // An unreadable pin file fails closed: nothing starts that nobody can be shown to have approved.
+      return `not started: the trust store cannot be read (${(err as Error).message})`;
+    }
     if (review.status === 'approved') {
       if (this.gated.delete(spec.id)) this.emit('changed');
       return undefined;
@@ -106,7 +113,17 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
         out.push(input);
         continue;
       }
-      const pin = this.store.server(this.profile.name, input.serverId);
+      let pin: ReturnType<TrustStore['server']>;
+      try {
+        pin = this.store.server(this.profile.name, input.serverId);
+      } catch (err) {
+        // Fail closed: without readable pins no tool of this server is advertised.
+        if (!this.storeErrors.has(input.serverId)) process.stderr.write(`gatehouse trust: ${(err as Error).message}; tools of '${input.serverId}' are held back\n`);
+        this.storeErrors.add(input.serverId);
+        out.push({ ...input, tools: [] });
+        continue;
+      }
+      this.storeErrors.delete(input.serverId);
       const result = reviewTools({
         server: input.serverId,
         mode: trustModeOf(spec),
@@ -133,7 +150,8 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
   }
 
   /** A held tool under any name a call may use (canonical, advertised, its own). */
-  heldFor(name: string): (HeldTool & { server: string; canonical: string }) | undefined {
+  heldFor(called: string): (HeldTool & { server: string; canonical: string }) | undefined {
+    const name = this.profile.aliases[called] ?? called;
     for (const [server, r] of this.toolReviews) {
       for (const h of r.held) {
         const canonical = `${server}.${h.name}`;

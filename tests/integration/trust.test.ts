@@ -31,7 +31,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function setup(opts: { watch?: boolean } = {}) {
+function setup(opts: { watch?: boolean; aliases?: Record<string, string> } = {}) {
   const tmp = tempDir('gh-trust-');
   const dataDir = path.join(tmp.dir, 'data');
   const descFile = path.join(tmp.dir, 'desc.txt');
@@ -43,6 +43,7 @@ function setup(opts: { watch?: boolean } = {}) {
       name: 'trusty',
       workspace: './ws',
       policy: { default: 'allow' },
+      ...(opts.aliases ? { aliases: opts.aliases } : {}),
       servers: {
         dict: {
           command: process.execPath,
@@ -245,4 +246,44 @@ describe('tool pinning', () => {
     const launchDecisions = host.audit!.queryTrustDecisions({ profile: 'trusty' }).filter((d) => d.kind === 'launch');
     expect(launchDecisions.map((d) => d.changed)).toEqual(['new', 'envNames']);
   }, 60_000);
+});
+
+describe('trying to get past the guard', () => {
+  it('a held tool is not reachable by its dotted canonical name, its advertised form or a profile alias', async () => {
+    const s = setup({ watch: true, aliases: { define: 'dict.lookup' } });
+    const host = s.newHost();
+    const launch = await host.launch(s.profile, { httpPort: 0, toolSurface: 'both' });
+    await launch.trust.decide({ server: 'dict', choice: 'approve', by: 'test-person' });
+    await waitFor(() => launch.supervisor.get('dict')!.status().state === 'ready', 'dict ready');
+    const client = await connectHttp(launch);
+    cleanups.push(() => client.close());
+    expect(textOf(await client.callTool({ name: 'define', arguments: { word: 'gate' } }))).toBe('definition of gate');
+    fs.writeFileSync(s.descFile, 'Changed.');
+    await waitFor(() => launch.trust.reviews().tools.length === 1, 'lookup held');
+    for (const name of ['lookup', 'dict_lookup', 'dict.lookup', 'define']) {
+      const r = await client.callTool({ name, arguments: { word: 'gate' } });
+      expect(r.isError, name).toBe(true);
+      expect(textOf(r), name).toContain('dict.lookup changed since approved, waiting for review');
+    }
+    // Every denial is a decision in the audit trail, never a silent drop.
+    host.audit!.flush();
+    const denied = host.audit!.queryDecisions({ limit: 100 }).filter((d) => d.tool === 'dict.lookup' && d.decision === 'DENY');
+    expect(denied).toHaveLength(4);
+  }, 60_000);
+
+  it('a corrupt pin file keeps the server stopped with a reason naming the file (fails closed)', async () => {
+    const s = setup();
+    fs.mkdirSync(path.join(s.dataDir, 'trust'), { recursive: true });
+    fs.writeFileSync(path.join(s.dataDir, 'trust', 'trusty.json'), '{ not json');
+    const host = s.newHost();
+    const launch = await host.launch(s.profile);
+    const status = launch.supervisor.get('dict')!.status();
+    expect(status.state).toBe('stopped');
+    expect(status.reason).toContain('the trust store cannot be read');
+    expect(status.reason).toContain('trusty.json: not valid JSON');
+    expect(fs.existsSync(s.marker)).toBe(false);
+    const list = s.trustCli('list');
+    expect(list.status).toBe(1);
+    expect(list.stderr).toContain('trusty.json: not valid JSON');
+  });
 });
