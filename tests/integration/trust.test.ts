@@ -248,6 +248,27 @@ describe('tool pinning', () => {
   }, 60_000);
 });
 
+describe('a removed tool', () => {
+  it('is noted on the review, and acknowledging it forgets its pin (recorded)', async () => {
+    const s = setup();
+    fs.writeFileSync(s.profile, fs.readFileSync(s.profile, 'utf8').replace('"TRUST_WATCH"', '"TRUST_EXTRA_TOOL":"1","TRUST_WATCH"'));
+    const host = s.newHost();
+    const l1 = await host.launch(s.profile);
+    await l1.trust.decide({ server: 'dict', choice: 'approve', by: 'test-person' });
+    await waitFor(() => l1.supervisor.get('dict')!.status().state === 'ready', 'dict ready');
+    await host.stop(l1.id);
+    fs.writeFileSync(s.profile, fs.readFileSync(s.profile, 'utf8').replace('"TRUST_EXTRA_TOOL":"1",', ''));
+    const l2 = await host.launch(s.profile);
+    await l2.trust.decide({ server: 'dict', choice: 'approve', by: 'test-person' });
+    await waitFor(() => l2.trust.reviews().tools.length > 0, 'removal noted');
+    expect(l2.trust.reviews().tools).toMatchObject([{ tool: 'extra', change: 'removed', status: 'removed', reason: 'approved before, no longer offered by the server' }]);
+    expect(l2.trust.reviews().tools[0]!.diff).toContain('-  "name": "extra"');
+    await l2.trust.decide({ server: 'dict', tool: 'extra', choice: 'accept', by: 'test-person' });
+    await waitFor(() => l2.trust.reviews().tools.length === 0, 'removal acknowledged');
+    expect(host.audit!.queryTrustDecisions({ profile: 'trusty', tool: 'extra' }).map((d) => d.action)).toEqual(['pinned', 'removed']);
+  }, 60_000);
+});
+
 describe('trying to get past the guard', () => {
   it('a held tool is not reachable by its dotted canonical name, its advertised form or a profile alias', async () => {
     const s = setup({ watch: true, aliases: { define: 'dict.lookup' } });
