@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { AgentSpec, ResolvedProfile } from '../profiles/types';
 import { prepareAgent, type PreparedAgent } from './presets';
 import { nodePtyBackend, type PtyBackend } from './pty-backend';
+import { nativeLoadProblem } from '../native/abi-mismatch';
 import { TerminalSession, type TerminalInfo } from './terminal-session';
 
 export interface TokenIssuer {
@@ -53,7 +54,14 @@ export class TerminalManager extends EventEmitter<Events> {
   private backend: PtyBackend | undefined;
 
   constructor(
-    private readonly opts: { dataDir: string; searchPath: () => Promise<string>; hostEnv: NodeJS.ProcessEnv; backend?: PtyBackend },
+    private readonly opts: {
+      dataDir: string;
+      searchPath: () => Promise<string>;
+      hostEnv: NodeJS.ProcessEnv;
+      backend?: PtyBackend;
+      /** Loads the pty backend on first use (default node-pty); a test seam for a module that cannot load. */
+      loadBackend?: () => PtyBackend;
+    },
   ) {
     super();
     this.backend = opts.backend;
@@ -93,7 +101,15 @@ export class TerminalManager extends EventEmitter<Events> {
       cleanup();
       return { unavailable: prepared.reason, install: prepared.install };
     }
-    this.backend ??= nodePtyBackend();
+    try {
+      this.backend ??= (this.opts.loadBackend ?? nodePtyBackend)();
+    } catch (err) {
+      // node-pty built for another Node (or Electron): terminals are off, the rest keeps working.
+      const problem = nativeLoadProblem(err, 'node-pty', 'terminals are unavailable');
+      if (!problem) throw err;
+      cleanup();
+      return { unavailable: problem, install: process.versions.electron ? 'npx electron-builder install-app-deps' : 'npm rebuild node-pty' };
+    }
     let session: TerminalSession;
     try {
       session = new TerminalSession(this.backend, {

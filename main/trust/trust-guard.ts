@@ -12,6 +12,7 @@ import type { OtherTool, TrustFlag } from './poisoning';
 import type { TrustStore } from './pin-store';
 import { reviewTools, type HeldTool, type ToolReviewResult, type TrustMode } from './review-tools';
 import { definitionDiff } from './tool-diff';
+import type { ToolHold } from '../policy/capabilities';
 import type { ToolDefinition } from './tool-definition';
 
 /** What the guard needs of a supervisor: start a server that was held at the gate. */
@@ -161,8 +162,8 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     return undefined;
   }
 
-  /** Held tools as the capabilities tool lists them: unavailable, with the reason. */
-  heldCapabilities(): Array<{ canonical: string; advertised: string[]; server: string; title: string | undefined; annotations: Tool['annotations']; available: boolean; unavailableReason: string | undefined }> {
+  /** Held tools as the capabilities tool lists them: unavailable, with the reason (hold `trust_review`). */
+  heldCapabilities(): Array<{ canonical: string; advertised: string[]; server: string; title: string | undefined; annotations: Tool['annotations']; holds: ToolHold[] }> {
     const out = [];
     for (const [server, r] of this.toolReviews) {
       for (const h of r.held) {
@@ -172,8 +173,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
           server,
           title: h.definition.title,
           annotations: h.definition.annotations as Tool['annotations'],
-          available: false,
-          unavailableReason: h.reason,
+          holds: [{ code: 'trust_review' as const, reason: h.reason }],
         });
       }
     }

@@ -82,8 +82,8 @@ test('a description changed mid-session is held: the window shows the diff; call
   const denied = await call(page, 'lookup');
   expect(denied.out.result?.isError).toBe(true);
   expect(denied.text).toContain('changed since approved, waiting for review');
-  const caps = (await call(page, 'gatehouse_capabilities')).out.result?.structuredContent as { tools: Array<{ name: string; status: string; reason: string }> };
-  expect(caps.tools.find((t) => t.name === 'dict.lookup')).toMatchObject({ status: 'unavailable', reason: 'changed since approved, waiting for review' });
+  const caps = (await call(page, 'gatehouse_capabilities')).out.result?.structuredContent as { tool_states: Array<{ name: string; status: string; reason: string }> };
+  expect(caps.tool_states.find((t) => t.name === 'dict.lookup')).toMatchObject({ status: 'unavailable', reason: 'changed since approved, waiting for review' });
 
   await card.getByRole('button', { name: 'Accept' }).click();
   await expect(card).toHaveCount(0);

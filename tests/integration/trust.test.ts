@@ -146,8 +146,8 @@ describe('tool pinning', () => {
     expect(textOf(denied)).toContain('dict.lookup changed since approved, waiting for review');
 
     const caps = await client.callTool({ name: 'gatehouse_capabilities', arguments: {} });
-    const report = caps.structuredContent as { tools: Array<{ name: string; status: string; reason: string }> };
-    expect(report.tools.find((t) => t.name === 'dict.lookup')).toMatchObject({ status: 'unavailable', reason: 'changed since approved, waiting for review' });
+    const report = caps.structuredContent as { tool_states: Array<{ name: string; status: string; reason: string; reason_code?: string }> };
+    expect(report.tool_states.find((t) => t.name === 'dict.lookup')).toMatchObject({ status: 'unavailable', reason: 'changed since approved, waiting for review', reason_code: 'trust_review' });
 
     const [review] = launch.trust.reviews().tools;
     expect(review).toMatchObject({ server: 'dict', tool: 'lookup', change: 'changed', status: 'pending' });
@@ -216,7 +216,7 @@ describe('tool pinning', () => {
     expect(l2.trust.reviews().tools).toMatchObject([{ tool: 'extra', change: 'new', status: 'pending', reason: 'new tool, waiting for review' }]);
     await l2.trust.decide({ server: 'dict', tool: 'extra', choice: 'reject', by: 'test-person' });
     expect(l2.trust.reviews().tools).toMatchObject([{ tool: 'extra', status: 'rejected' }]);
-    expect(l2.gateway.capabilitiesReport().tools.find((t) => t.name === 'dict.extra')).toMatchObject({ status: 'unavailable' });
+    expect(l2.gateway.capabilitiesReport().tool_states.find((t) => t.name === 'dict.extra')).toMatchObject({ status: 'unavailable', reason_code: 'trust_review' });
     await host.stop(l2.id);
 
     const list = s.trustCli('list', '--json');
