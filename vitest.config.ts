@@ -8,5 +8,7 @@ export default defineConfig({
     // Real processes and servers: the machine has 2 cores, keep parallelism modest.
     maxWorkers: 2,
     pool: 'forks',
+    // Pre-approves never-seen servers in-process, through the real trust store (docs/trust.md).
+    setupFiles: ['tests/support/trust-setup.ts'],
   },
 });

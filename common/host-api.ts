@@ -336,6 +336,51 @@ export const PresetAvailabilitySchema = z.object({
   isProfileAgent: z.boolean(),
 });
 
+/** Trust (docs/trust.md): a flag raised by the poisoning and shadowing checks. */
+export const TrustFlagSchema = z.object({ kind: z.string(), severity: z.enum(['hold', 'note']), message: z.string() });
+export const IdentityLineSchema = z.object({ field: z.string(), label: z.string(), value: z.string() });
+/** A server whose launch identity is new or changed: it does not start until a person approves. */
+export const LaunchReviewSchema = z.object({
+  server: z.string(),
+  status: z.enum(['approved', 'new', 'changed', 'kept_stopped']),
+  hash: z.string(),
+  /** The exact command (untruncated) and the rest of the identity, one line per field. */
+  lines: z.array(IdentityLineSchema),
+  previousLines: z.array(IdentityLineSchema).optional(),
+  /** Fields that differ from the approved identity. */
+  changed: z.array(z.string()),
+});
+/** A tool held back (new or changed since approved) or one the server no longer offers. */
+export const ToolReviewSchema = z.object({
+  server: z.string(),
+  tool: z.string(),
+  canonical: z.string(),
+  change: z.enum(['new', 'changed', 'removed']),
+  status: z.enum(['pending', 'rejected', 'removed']),
+  hash: z.string().optional(),
+  previousHash: z.string().optional(),
+  reason: z.string(),
+  /** Unified diff of the approved and the offered definition. */
+  diff: z.string(),
+  flags: z.array(TrustFlagSchema),
+});
+export const TrustReviewsSchema = z.object({ launchId: z.string(), profile: z.string(), launch: z.array(LaunchReviewSchema), tools: z.array(ToolReviewSchema) });
+export const TrustDecisionRowSchema = z.object({
+  seq: z.number(),
+  ts: z.number(),
+  profile: z.string(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  kind: z.string(),
+  action: z.string(),
+  by: z.string(),
+  oldHash: z.string().optional(),
+  newHash: z.string().optional(),
+  changed: z.string().optional(),
+  flags: z.array(TrustFlagSchema).optional(),
+  session: z.string().optional(),
+});
+
 export const BufferStatsSchema = z.object({ held: z.number(), total: z.number(), dropped: z.number(), evicted: z.number().optional() });
 
 // ---- commands --------------------------------------------------------------------------------
@@ -488,6 +533,28 @@ export const commands = {
   /** Flow control: the window has parsed `chars` more characters of this terminal's output. */
   'terminals:ack': { input: z.object({ id: z.string().min(1), chars: z.number().int().min(0) }).strict(), output: z.object({ ok: z.boolean() }) },
   'terminals:close': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ ok: z.boolean() }) },
+  /** Trust reviews of a launch: servers waiting for launch approval, held and removed tools. */
+  'trust:reviews': { input: LaunchRef, output: TrustReviewsSchema },
+  /**
+   * A person's trust decision. A launch (no `tool`): approve (pins the identity, starts the
+   * server) or keep_stopped. A tool: accept (pins the offered definition) or reject.
+   */
+  'trust:decide': {
+    input: z
+      .object({
+        launchId: z.string().min(1),
+        serverId: z.string().min(1),
+        tool: z.string().min(1).optional(),
+        choice: z.enum(['approve', 'keep_stopped', 'accept', 'reject']),
+      })
+      .strict(),
+    output: z.object({ ok: z.literal(true) }),
+  },
+  /** Trust decisions from the audit store, oldest first. */
+  'audit:trust': {
+    input: z.object({ profile: z.string().optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
+    output: z.array(TrustDecisionRowSchema),
+  },
   /** The bounded scrollback, for a window that attaches late or reloads. */
   'terminals:replay': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ data: z.string() }) },
 } as const;
@@ -520,6 +587,8 @@ export const events = {
   'terminal:changed': z.object({ terminal: TerminalSummarySchema, closed: z.boolean().optional() }),
   /** An `auth: oauth` server's sign-in expired and could not be refreshed: sign in again. */
   'auth:expired': z.object({ launchId: z.string(), serverId: z.string(), reason: z.string() }),
+  /** A launch's trust reviews changed: fetch them again with `trust:reviews`. */
+  'trust:changed': z.object({ launchId: z.string() }),
 } as const;
 
 export type EventName = keyof typeof events;

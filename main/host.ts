@@ -31,6 +31,8 @@ import { appRoot, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
 import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from './agents/terminal-manager';
 import { resolveSearchPath } from './supervisor/shell-path';
+import { TrustStore } from './trust/pin-store';
+import { TrustGuard } from './trust/trust-guard';
 
 export interface HostOptions {
   dataDir?: string;
@@ -98,6 +100,8 @@ export class Launch {
     readonly profile: ResolvedProfile,
     readonly supervisor: Supervisor,
     readonly gateway: Gateway,
+    /** Launch consent and tool pinning of this launch (main/trust/). */
+    readonly trust: TrustGuard,
   ) {}
 
   statuses(): ServerStatus[] {
@@ -114,6 +118,8 @@ type HostEvents = {
   approval: [ApprovalEvent];
   /** An `auth: oauth` server's sign-in expired and could not be refreshed. */
   'auth-expired': [launchId: string, serverId: string, reason: string];
+  /** A launch's trust reviews changed (a server waits for approval, a tool was held or accepted). */
+  trust: [Launch];
 };
 
 export class Host extends EventEmitter<HostEvents> {
@@ -126,6 +132,8 @@ export class Host extends EventEmitter<HostEvents> {
   auditOff: string | undefined;
   readonly launches = new Map<string, Launch>();
   readonly terminals: TerminalManager;
+  /** Pins in the data directory; every change is recorded in the audit store. */
+  readonly trust: TrustStore;
   /** The environment the host resolves profiles and folders against (process.env unless given). */
   readonly env: NodeJS.ProcessEnv;
   /** Upstream OAuth and the secret store (main/auth/). */
@@ -158,6 +166,8 @@ export class Host extends EventEmitter<HostEvents> {
       );
       this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
     }
+    const audit = this.audit;
+    this.trust = new TrustStore(this.dataDir, audit ? (d) => audit.recordTrustDecision(d) : undefined);
     this.unsubscribe.push(this.broker.onEvent((e) => this.emit('approval', e)));
     this.terminals = new TerminalManager({
       dataDir: this.dataDir,
@@ -208,7 +218,8 @@ export class Host extends EventEmitter<HostEvents> {
     const id = randomUUID();
     const policy = compilePolicy(profile.policy, { workspace: profile.workspace });
     for (const problem of policy.problems) process.stderr.write(`gatehouse: policy: ${problem}\n`);
-    const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface });
+    const trust = new TrustGuard(profile, this.trust, id);
+    const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface, trust });
     const supervisor = new Supervisor(profile, {
       session: id,
       tap: this.tap,
@@ -219,8 +230,11 @@ export class Host extends EventEmitter<HostEvents> {
       channelRoutes: (serverId) => gateway.upstreamRoutes(serverId),
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
+      startGate: (spec) => trust.startGate(spec),
     });
-    const launch = new Launch(id, profile, supervisor, gateway);
+    trust.attach(supervisor);
+    const launch = new Launch(id, profile, supervisor, gateway, trust);
+    trust.on('changed', () => this.emit('trust', launch));
     this.launches.set(id, launch);
     this.wireAudit(launch, opts.kind ?? 'launch');
     supervisor.on('status', (s) => this.emit('server-status', id, s));
@@ -314,6 +328,7 @@ export class Host extends EventEmitter<HostEvents> {
     await launch.endpoint?.close();
     await launch.gateway.close();
     await launch.supervisor.stopAll(reason);
+    launch.trust.close();
     this.broker.clearLaunch(launchId);
     this.auth.releaseLaunch(launchId);
     this.audit?.writer.endSession(launchId, { reason });

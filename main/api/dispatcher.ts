@@ -159,7 +159,12 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       return { ok: true as const };
     },
 
-    'profiles:import': (input) => importUploaded(input.fileName, input.text, host.env),
+    'profiles:import': (input) => {
+      const imported = importUploaded(input.fileName, input.text, host.env);
+      // Quarantined: whatever pins an earlier profile of this name had are gone; every server asks first.
+      host.trust.forget(imported.name, uiSession, 'quarantined');
+      return imported;
+    },
 
     'launches:list': () => runningLaunches().map(launchSummary),
 
@@ -343,6 +348,27 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       host.terminals.close(input.id);
       return { ok: record !== undefined };
     },
+    'trust:reviews': (input) => {
+      const launch = launchOf(input.launchId);
+      const r = launch.trust.reviews();
+      return {
+        launchId: launch.id,
+        profile: launch.profile.name,
+        launch: r.launch.map((l) => ({ server: l.server, status: l.status, hash: l.hash, lines: l.lines, changed: l.changed, ...(l.previousLines ? { previousLines: l.previousLines } : {}) })),
+        tools: r.tools.map((t) => ({ ...t, flags: t.flags.map((f) => ({ ...f })) })),
+      };
+    },
+    'trust:decide': async (input) => {
+      const launch = launchOf(input.launchId);
+      try {
+        await launch.trust.decide({ server: input.serverId, tool: input.tool, choice: input.choice, by: uiSession });
+      } catch (err) {
+        throw new HostApiError((err as Error).message);
+      }
+      return { ok: true as const };
+    },
+    'audit:trust': (input) => host.audit?.queryTrustDecisions({ profile: input.profile, limit: input.limit ?? 200 }) ?? [],
+
     'terminals:replay': (input) => {
       const t = host.terminals.get(input.id);
       if (!t) throw new HostApiError(`no terminal '${input.id}'`);
@@ -436,6 +462,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     disposers.push(() => {
       if (exchangeTimer) clearTimeout(exchangeTimer);
     });
+    const onTrust = (launch: Launch) => broadcast('trust:changed', { launchId: launch.id });
     const onApproval = (e: ApprovalEvent) => {
       if (e.type === 'requested') broadcast('approval:requested', { request: pendingApproval(e.request) });
       else broadcast('approval:resolved', { request: pendingApproval(e.request), outcome: { ...e.outcome } });
@@ -480,6 +507,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     host.on('decision', onDecision);
     host.on('exchange', onExchange);
     host.on('approval', onApproval);
+    host.on('trust', onTrust);
     disposers.push(host.broker.notices.onChange((notice) => broadcast('approval:notice', { notice: { ...notice } })));
     const onAuthExpired = (launchId: string, serverId: string, reason: string) => broadcast('auth:expired', { launchId, serverId, reason });
     host.on('auth-expired', onAuthExpired);
@@ -497,6 +525,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         host.off('decision', onDecision);
         host.off('exchange', onExchange);
         host.off('approval', onApproval);
+        host.off('trust', onTrust);
         for (const d of disposers) d();
       },
     };

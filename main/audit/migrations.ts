@@ -1,6 +1,7 @@
 // Numbered schema migrations, tracked with PRAGMA user_version. A migration is only ever
 // appended, never edited once released: a user's database may be at any earlier version.
 import type Database from 'better-sqlite3';
+import { TRUST_DECISIONS_SQL } from '../trust/audit-trust';
 
 export interface Migration {
   /** 1, 2, 3, … in order, without gaps. */
@@ -199,6 +200,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // and again when it ends, so a call that never reached a server is on record too. Message
   // rows reference it through messages.exchange.
   { version: 3, name: 'exchanges', up: (db) => db.exec(V3_EXCHANGES) },
+  // Launch consent and tool pinning decisions (main/trust/, docs/trust.md).
+  { version: 4, name: 'trust decisions', up: (db) => db.exec(TRUST_DECISIONS_SQL) },
 ];
 
 /** The schema version this build writes. */

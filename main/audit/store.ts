@@ -27,6 +27,8 @@ import type {
 import { QueuedWriter, type AuditWriter, type WriterOptions } from './writer';
 import { DEFAULT_AUDIT_LIMITS, pruneToSize, storeBytes, type AuditLimits } from './budget';
 import { closeCrashedSessions } from './crash-recovery';
+import { insertTrustDecision, selectTrustDecisions, type TrustDecisionFilter, type TrustDecisionRow } from '../trust/audit-trust';
+import type { TrustDecision } from '../trust/pin-store';
 
 export const DB_FILE_NAME = 'gatehouse.db';
 
@@ -72,6 +74,9 @@ export interface AuditStore {
   queryGaps(session?: string): GapRow[];
   exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter & CallFilter, out: Writable, stream?: AuditStream): Promise<number>;
   prune(opts?: PruneOptions): PruneResult;
+  /** Trust decisions (main/trust/): written at once, not batched. */
+  recordTrustDecision(d: TrustDecision): void;
+  queryTrustDecisions(filter?: TrustDecisionFilter): TrustDecisionRow[];
 }
 
 export function auditDbFile(dataDir: string): string {
@@ -240,5 +245,15 @@ class SqliteAuditStore implements AuditStore {
   prune(opts: PruneOptions = DEFAULT_RETENTION): PruneResult {
     this.read();
     return prune(this.db, opts);
+  }
+
+  recordTrustDecision(d: TrustDecision): void {
+    if (this.closed) throw new Error(`audit store ${this.file} is closed`);
+    insertTrustDecision(this.db, d);
+  }
+
+  queryTrustDecisions(filter?: TrustDecisionFilter): TrustDecisionRow[] {
+    this.read();
+    return selectTrustDecisions(this.db, filter);
   }
 }

@@ -16,14 +16,18 @@ import { formatStatus, installShutdown } from './host-lifecycle';
 import { dataDir as defaultDataDir } from '../paths';
 import { RelayClient, RelayingApprovalBroker } from '../approvals/relaying-broker';
 import { relaySocketPath } from '../approvals/relay-wire';
+import { settleLaunchConsent } from './trust-consent';
 
 const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--tool-surface friendly|canonical|both]
-                         [--approver window|tty|none] [--data-dir DIR] [--no-audit] [--quiet]
+                         [--approver window|tty|none] [--data-dir DIR] [--no-audit] [--trust-prompt] [--quiet]
   --approver window  (default) ask in the Gatehouse window of this data dir, through its
                      approvals relay; with no window, calls that need approval are denied
   --approver tty     ask on this process's controlling terminal (/dev/tty): only when the
                      gateway has a terminal of its own, never under a terminal client
-  --approver none    deny every call that needs approval`;
+  --approver none    deny every call that needs approval
+  --trust-prompt     ask on /dev/tty to approve a server whose launch command is new or changed
+                     (also with --approver tty); otherwise such a server is not started and one
+                     line on stderr names \`gatehouse trust accept\` (stdin/stdout are the protocol)`;
 
 const APPROVERS = ['window', 'tty', 'none'] as const;
 
@@ -39,6 +43,7 @@ export async function run(argv: string[]): Promise<number> {
         'tool-surface': { type: 'string' },
         'data-dir': { type: 'string' },
         'no-audit': { type: 'boolean' },
+        'trust-prompt': { type: 'boolean' },
         approver: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
       },
@@ -69,6 +74,8 @@ export async function run(argv: string[]): Promise<number> {
   const profile = await resolveForCommand(host, 'gateway', args.profile);
   if (profile instanceof UsageExit) return profile.code;
   host.on('server-status', (_l, s) => log(formatStatus(s)));
+  // Launch consent: on /dev/tty only when asked for; otherwise one line naming `gatehouse trust accept`.
+  await settleLaunchConsent(host, profile, args.profile, { ask: !!args['trust-prompt'] || approver === 'tty', log: (l) => process.stderr.write(`${l}\n`) });
   // Approvals (never stdin/stdout, which carry protocol): the terminal only when asked; else the
   // Gatehouse window of this data dir, through its approvals relay (reconnecting, since the
   // window may start later); else APPROVAL fails closed with a reason that says how to fix it.

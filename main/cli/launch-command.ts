@@ -14,6 +14,7 @@ import type { AgentSpec } from '../profiles/types';
 import { prepareAgent } from '../agents/presets';
 import { resolveSearchPath } from '../supervisor/shell-path';
 import { appRoot } from '../paths';
+import { settleLaunchConsent } from './trust-consent';
 
 /** Runs the profile's agent on this terminal (inherited stdio), with its own gateway token. */
 async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log: (l: string) => void): Promise<number> {
@@ -92,6 +93,8 @@ export async function run(argv: string[]): Promise<number> {
     await host.shutdown('usage');
     return 2;
   }
+  // Launch consent: asked here, before anything starts; held servers stay stopped.
+  await settleLaunchConsent(host, profile, args.profile, { ask: true, log: (l) => process.stderr.write(`${l}\n`) });
   if (!args['no-approver'] && !args.agent) {
     const tty = openControllingTty();
     if (tty) attachTtyApprover(host.broker, { input: tty.input, output: tty.output });

@@ -102,6 +102,14 @@ async function importCommand(args: string[]): Promise<number> {
       workspace: values.workspace,
       force: values.force,
     });
+    // Quarantined (docs/trust.md): no pins carry over to the imported profile; each server asks first.
+    const { openCliTrustStore, cliActor } = await import('../trust/cli-store');
+    const trust = openCliTrustStore(dataDir(process.env));
+    try {
+      trust.store.forget(r.name, cliActor(), 'quarantined');
+    } finally {
+      trust.close();
+    }
     process.stdout.write(`${r.file}\n`);
     process.stderr.write(`imported ${r.servers.length} server${r.servers.length === 1 ? '' : 's'} (${r.servers.join(', ') || 'none'}) from ${positionals[0]} as ${r.format}\n`);
     for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);

@@ -58,6 +58,8 @@ export interface PipelinePorts {
   /** One line on a server's state, for "went away during the call". */
   describeServer(serverId: string): string;
   capabilitiesReport(): Record<string, unknown>;
+  /** A tool held back by tool pinning (main/trust/): known, not callable, with the reason. */
+  held?(name: string): { canonical: string; server: string; reason: string } | undefined;
   decided(d: DecisionEvent): void;
   /** Resolves once servers on their first start are up (bounded): a name not listed yet may be theirs. */
   firstStarts?(): Promise<void>;
@@ -108,6 +110,20 @@ export class CallPipeline {
     if (!target && this.ports.firstStarts) {
       await this.ports.firstStarts();
       target = this.ports.surface().lookup.get(name);
+    }
+    const held = target ? undefined : this.ports.held?.(name);
+    if (held) {
+      // Held back by tool pinning: the agent is told why, and the exchange records the denial.
+      const reason = `tool ${held.canonical} ${held.reason} (a person reviews it in the Gatehouse window or with \`gatehouse trust accept\`)`;
+      table.update(ex, { tool: held.canonical, advertised: name, server: held.server });
+      table.decide(ex, 'DENY', 'gateway', { reason });
+      this.ports.decided({
+        session: this.ports.session, agentSession: ex.agentSession, exchange: ex.id, tool: held.canonical, advertisedName: name,
+        server: held.server, fingerprint: actionFingerprint(held.canonical, args), args: this.ports.redact(args),
+        ts: Date.now(), decision: 'DENY', decidedBy: 'gateway', outcome: 'denied', reason,
+      });
+      table.close(ex, 'denied');
+      return textResult(`DENY: ${reason}`, true);
     }
     if (!target) {
       // MCP 2025-11-25 (server/tools, Error Handling): unknown tools are a protocol error.

@@ -8,6 +8,7 @@ import { ErrorCode, type Prompt, type Resource, type ResourceTemplate, type Tool
 import type { ResolvedProfile, ToolSurface } from '../profiles/types';
 import type { Supervisor } from '../supervisor/supervisor';
 import type { ManagedServer } from '../supervisor/managed-server';
+import type { TrustGuard } from '../trust/trust-guard';
 import { GatewayError } from './errors';
 import { CAPABILITIES_TOOL, advertisedTools, buildSurface, toAdvertised, type Surface, type SurfaceTool } from './tool-surface';
 
@@ -27,6 +28,8 @@ export class Catalog {
     private readonly profile: ResolvedProfile,
     readonly surfaceKind: ToolSurface,
     private readonly supervisor: () => Supervisor | undefined,
+    /** Tool pinning (main/trust/): new and changed definitions are held back until a person accepts them. */
+    private readonly trust?: TrustGuard,
   ) {
     this.surface = this.computeSurface();
   }
@@ -63,10 +66,16 @@ export class Catalog {
     return { canonical: CAPABILITIES_TOOL, server: 'gatehouse', upstreamName: CAPABILITIES_TOOL, tool, advertised: [] };
   }
 
+  /** A tool held back by tool pinning, by any name an agent may call it by (docs/trust.md). */
+  heldFor(name: string): ReturnType<TrustGuard['heldFor']> {
+    return this.trust?.heldFor(name);
+  }
+
   private computeSurface(): Surface {
-    const inputs = this.profile.servers
+    const listed = this.profile.servers
       .filter((s) => this.knownTools.has(s.id))
       .map((s) => ({ serverId: s.id, builtin: s.kind === 'builtin', tools: this.knownTools.get(s.id) ?? [] }));
+    const inputs = this.trust ? this.trust.filter(listed) : listed;
     return buildSurface(inputs, { surface: this.surfaceKind, aliases: this.profile.aliases, extra: [this.capabilitiesTool()] });
   }
 

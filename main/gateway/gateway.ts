@@ -25,6 +25,7 @@ import { ExchangeTable, type Exchange } from './exchanges';
 import { ServerRequests } from './server-requests';
 import { Sessions, type AgentSessionInfo, type OpenSessionOptions, type OpenedSession } from './session-setup';
 import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
+import type { TrustGuard } from '../trust/trust-guard';
 
 export { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
 export type { DecisionEvent } from './call-pipeline';
@@ -48,6 +49,8 @@ export interface GatewayOptions {
    * notifications/tools/list_changed when it is ready. Default 5 s (GATEHOUSE_START_GRACE_MS).
    */
   startGraceMs?: number;
+  /** Tool pinning (main/trust/): filters the catalog, explains held tools. */
+  trust?: TrustGuard;
 }
 
 const DEFAULT_START_GRACE_MS = 5_000;
@@ -73,6 +76,7 @@ export class Gateway extends EventEmitter<Events> {
   private readonly sessions: Sessions;
   private readonly serverRequests: ServerRequests;
   private readonly startGraceMs: number;
+  private readonly trust: TrustGuard | undefined;
   private startWaiters = new Set<() => void>();
 
   constructor(opts: GatewayOptions) {
@@ -84,13 +88,16 @@ export class Gateway extends EventEmitter<Events> {
     this.policy = opts.policy;
     this.broker = opts.broker;
     this.surfaceKind = opts.toolSurface ?? opts.profile.toolSurface;
-    this.catalog = new Catalog(opts.profile, this.surfaceKind, () => this.supervisor);
+    this.catalog = new Catalog(opts.profile, this.surfaceKind, () => this.supervisor, opts.trust);
     this.catalog.refreshSurface();
+    this.trust = opts.trust;
+    this.trust?.on('changed', () => this.refreshSurface());
     const decided = (d: DecisionEvent) => this.emit('decision', d);
     this.pipeline = new CallPipeline({
       session: this.session,
       table: this.exchanges,
       surface: () => this.catalog.currentSurface(),
+      held: (name) => this.catalog.heldFor(name),
       policy: opts.policy,
       broker: opts.broker,
       redact: (v) => this.profile.redactor.redactJson(v),
@@ -289,6 +296,7 @@ export class Gateway extends EventEmitter<Events> {
         if (!upstream?.client) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
         return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds };
       });
+    tools.push(...(this.trust?.heldCapabilities() ?? []));
     const holds: ToolHold[] = [];
     const noApprover = this.broker.approvalUnavailable();
     if (noApprover !== undefined) holds.push({ code: 'no_approver', reason: noApprover });

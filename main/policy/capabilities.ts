@@ -35,6 +35,8 @@ export const HOLD_CODES = {
   server_unavailable: 'all',
   /** The call needs a person's approval and nobody can answer (no window, no terminal approver). */
   no_approver: 'approval',
+  /** Tool pinning (docs/trust.md): the definition is new or changed since approved, waiting for review. */
+  trust_review: 'all',
 } as const satisfies Record<string, 'all' | 'approval'>;
 
 export type HoldCode = keyof typeof HOLD_CODES;

@@ -117,6 +117,7 @@ describe('resolveProfile', () => {
       inheritEnv: ['LANG'],
       cwd: path.join(ws, 'sub'),
       framing: 'content-length',
+      trust: 'pin',
       disabled: false,
       restart: { maxRestarts: 2, initialBackoffMs: 10, maxBackoffMs: 100, resetAfterMs: 1500 },
       startupTimeoutMs: 2000,
@@ -128,6 +129,7 @@ describe('resolveProfile', () => {
       url: 'http://127.0.0.1:9000/mcp',
       headers: { Authorization: 'Bearer docs-token-2' },
       transport: 'sse',
+      trust: 'pin',
       disabled: true,
     });
     expect(tools).toMatchObject({ kind: 'builtin', builtin: 'workspace-tools', env: {}, inheritEnv: [] });

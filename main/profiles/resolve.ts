@@ -119,6 +119,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
         // Relative to the workspace: the folder a server is usually meant to work in.
         cwd: path.resolve(workspace, str([...p, 'cwd'], s.cwd)),
         framing: s.framing,
+        trust: s.trust,
       };
     }
     if ('url' in s) {
@@ -134,7 +135,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
               ...(s.redirect_port !== undefined ? { redirectPort: s.redirect_port } : {}),
             }
           : undefined;
-      return { ...common, kind: 'http', url, headers, transport: s.transport, ...(oauth ? { oauth } : {}) };
+      return { ...common, kind: 'http', url, headers, transport: s.transport, trust: s.trust, ...(oauth ? { oauth } : {}) };
     }
     return {
       ...common,

@@ -41,6 +41,12 @@ const restart = z
   })
   .describe('Crash restart policy.');
 
+/** Tool pinning (docs/trust.md); part of the launch identity, so changing it asks again. */
+const trustMode = z
+  .enum(['pin', 'accept-new', 'off'])
+  .default('pin')
+  .describe('Tool pinning: `pin` holds new and changed tools for review, `accept-new` lets new tools pass (changed ones wait), `off` advertises whatever the server lists.');
+
 const serverCommon = {
   description: z.string().optional(),
   disabled: z.boolean().default(false).describe('Listed but never started.'),
@@ -67,6 +73,7 @@ export const StdioServerSchema = z
     inherit_env: inheritEnv.default([]),
     cwd: z.string().default('${workspace}').describe('Working directory; relative paths are relative to the workspace.'),
     framing: z.enum(['auto', 'line', 'content-length']).default('auto').describe('stdio framing: auto-detected, newline-delimited or Content-Length.'),
+    trust: trustMode,
     ...serverCommon,
   })
   .describe('A stdio MCP server started as a child process.');
@@ -90,6 +97,7 @@ export const HttpServerSchema = z
     headers: z.record(z.string(), z.string()).default({}).describe('Request headers; use ${secret:NAME} for tokens.'),
     transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto').describe('auto tries Streamable HTTP, then legacy SSE.'),
     ...oauthFields,
+    trust: trustMode,
     ...serverCommon,
   })
   .superRefine((s, ctx) => {

@@ -6,6 +6,7 @@ import type { Redactor } from '../secrets/redactor';
 export type ToolSurface = 'friendly' | 'canonical' | 'both';
 export type Framing = 'auto' | 'line' | 'content-length';
 export type Decision = 'allow' | 'approve' | 'deny';
+export type TrustMode = 'pin' | 'accept-new' | 'off';
 
 export interface RestartPolicy {
   /** Restarts allowed before the server is `failed`. */
@@ -41,6 +42,8 @@ export interface StdioServerSpec extends ServerCommon {
   inheritEnv: string[];
   cwd: string;
   framing: Framing;
+  /** Tool pinning (docs/trust.md). */
+  trust: TrustMode;
 }
 
 export interface HttpServerSpec extends ServerCommon {
@@ -51,6 +54,7 @@ export interface HttpServerSpec extends ServerCommon {
   transport: 'auto' | 'streamable-http' | 'sse';
   /** `auth: oauth`: signed in through main/auth/ (the client secret is in the redactor). */
   oauth?: { clientId?: string; clientSecret?: string; scopes?: string[]; redirectPort?: number };
+  trust: TrustMode;
 }
 
 /** Gatehouse's own workspace tools server (issue 4), run as a stdio child like any other. */

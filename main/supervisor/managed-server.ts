@@ -25,6 +25,7 @@ import { LineSplitter } from '../protocol/line-splitter';
 import type { StderrBus, TapMeta, TrafficTap } from '../protocol/traffic-tap';
 import { ExchangeChannel, type ChannelRoutes } from '../protocol/exchange-channel';
 import { buildServerEnv } from './env';
+import { quoteArg } from './quote-arg';
 import { CommandNotFoundError, resolveCommand } from './shell-path';
 import { bundledBinEntry } from './bundled-bins';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
@@ -76,6 +77,8 @@ export interface ManagedServerOptions {
   /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
   stdinGraceMs?: number;
   termGraceMs?: number;
+  /** Launch consent (main/trust/): a reason means "do not start", shown as the stopped reason. */
+  startGate?: (spec: ServerSpec) => string | undefined;
 }
 
 export interface RunInfo {
@@ -93,10 +96,6 @@ type Events = {
   'run-ended': [RunInfo, ExitInfo];
   'protocol-fault': [string];
 };
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
 
 function describeExit(code: number | null, signal: string | null): string {
   if (signal) return `killed by ${signal}`;
@@ -254,6 +253,12 @@ export class ManagedServer extends EventEmitter<Events> {
 
   private async launchRun(): Promise<void> {
     this.clearRestartTimer();
+    const held = this.opts.startGate?.(this.spec);
+    if (held) {
+      this.setState('stopped', held);
+      this.settleWaiters();
+      return;
+    }
     this.run += 1;
     const run = this.run;
     this.startedAt = Date.now();

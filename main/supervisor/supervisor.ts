@@ -24,6 +24,8 @@ export interface SupervisorOptions {
   channelRoutes?: (serverId: string) => ChannelRoutes;
   stdinGraceMs?: number;
   termGraceMs?: number;
+  /** Launch consent, asked before each start (main/trust/trust-guard.ts). */
+  startGate?: (spec: ServerSpec) => string | undefined;
 }
 
 type Events = {
@@ -67,6 +69,7 @@ export class Supervisor extends EventEmitter<Events> {
         channelRoutes: this.opts.channelRoutes,
         stdinGraceMs: this.opts.stdinGraceMs,
         termGraceMs: this.opts.termGraceMs,
+        startGate: this.opts.startGate,
       });
       server.on('status', (s) => this.emit('status', s));
       server.on('tools', (t) => this.emit('tools', spec.id, t));

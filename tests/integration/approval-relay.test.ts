@@ -14,6 +14,7 @@ import { RELAY_NO_APPROVER_REASON } from '../../main/approvals/relaying-broker';
 import type { ApprovalChoice, PendingApproval } from '../../main/approvals/broker';
 import { buildTestBundle, type TestBundle } from '../support/build';
 import { tempDir, writeProfile } from '../support/temp';
+import { pinProfile } from '../support/trust';
 import { RawStdioPeer } from '../support/raw-stdio';
 import { waitFor } from '../support/gateway';
 
@@ -83,6 +84,7 @@ let window: Window | undefined;
 let nextId = 1;
 
 async function startGateway(quiet = true, profile = profileFile): Promise<RawStdioPeer> {
+  pinProfile(dataDir, profile);
   const argv = [bundle.entry('cli'), 'gateway', '--profile', profile, ...(quiet ? ['--quiet'] : []), '--data-dir', dataDir];
   // No controlling terminal: otherwise the gateway would ask on the test runner's terminal.
   const peer = existsSync('/usr/bin/setsid') ? new RawStdioPeer('/usr/bin/setsid', [process.execPath, ...argv], { cwd: tmp.dir }) : new RawStdioPeer(process.execPath, argv, { cwd: tmp.dir });

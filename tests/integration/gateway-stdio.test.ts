@@ -9,6 +9,7 @@ import path from 'node:path';
 import { toolsServerEntry } from '../../main/paths';
 import { buildTestBundle, type TestBundle } from '../support/build';
 import { tempDir, writeProfile } from '../support/temp';
+import { pinProfile } from '../support/trust';
 import { RawStdioPeer, pidAlive } from '../support/raw-stdio';
 import { waitFor } from '../support/gateway';
 
@@ -38,6 +39,7 @@ const INIT = {
 };
 
 function startGateway(dir: string, extra: string[] = ['--quiet']): RawStdioPeer {
+  pinProfile(path.join(dir, 'data'), path.join(dir, 'test.yaml'));
   return new RawStdioPeer(process.execPath, [CLI, 'gateway', '--profile', path.join(dir, 'test.yaml'), '--data-dir', path.join(dir, 'data'), ...extra], {
     cwd: dir,
   });

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { openAuditStore } from '../../main/audit/store';
 import { tempDir, writeProfile } from '../support/temp';
+import { pinProfile } from '../support/trust';
 import { buildTestBundle, type TestBundle } from '../support/build';
 import { FAST_RESTART, pidAlive, probePid, profileYaml, serverFixture, waitFor } from '../support/supervisor';
 
@@ -37,6 +38,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         }),
       );
       const dataDir = path.join(tmp.dir, 'data');
+      pinProfile(dataDir, file);
       const child = spawn(process.execPath, [bundle.entry('cli'), 'launch', '--profile', file, '--no-http', '--no-approver', '--data-dir', dataDir], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -4,8 +4,10 @@
 // Usage: node host-exit.mjs PROFILE DATA_DIR [--throw]
 import { Host } from '../../main/host';
 import { killAllTrackedGroups } from '../../main/supervisor/reaper';
+import { pinProfile } from './trust';
 
 const [profile, dataDir, mode] = process.argv.slice(2);
+pinProfile(dataDir!, profile!);
 const host = new Host({ dataDir, stdinGraceMs: 300, termGraceMs: 500 });
 const launch = await host.launch(profile!);
 const report = Object.fromEntries(launch.statuses().map((s) => [s.id, { state: s.state, pid: s.pid }]));

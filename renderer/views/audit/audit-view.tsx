@@ -15,6 +15,7 @@ import { Timestamp } from '../../components/timestamp';
 import { errorText } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import type { AuditSession } from '../../state/types';
+import { TrustDecisions } from './trust-decisions';
 
 type Query = CommandInput<'audit:query'>;
 type Row = Record<string, unknown>;
@@ -82,9 +83,12 @@ export function AuditView() {
           first={<SessionList state={sessions} selected={session?.id} onOpen={open} />}
           second={
             query === null ? (
-              <EmptyState icon={<History size={28} />} title="Open a session or search">
-                Pick a session on the left to read its messages and decisions, or search across all sessions.
-              </EmptyState>
+              <div className="audit-idle">
+                <EmptyState icon={<History size={28} />} title="Open a session or search">
+                  Pick a session on the left to read its messages and decisions, or search across all sessions.
+                </EmptyState>
+                <TrustDecisions />
+              </div>
             ) : (
               <QueryResult title={session ? `Session ${session.id}` : 'Search results'} loading={result.loading} error={result.error} data={result.data} />
             )

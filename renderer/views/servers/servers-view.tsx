@@ -19,6 +19,7 @@ import { useAppState } from '../../state/app-context';
 import { navigate, navStore } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import type { LaunchSummary, ServerStatus } from '../../state/types';
+import { TrustReview } from './trust-review';
 import { ExportModelButton } from './export-model-button';
 import { WorkspaceNote } from './workspace-note';
 import { ServerSignIn } from './server-sign-in';
@@ -73,6 +74,7 @@ export function ServersView() {
         actions={<ExportModelButton launchId={launch.id} />}
       />
       <div className="view-body scroll">
+        <TrustReview launchId={launch.id} />
         <ServerTable launch={launch} selected={current?.id} onSelect={setSelected} />
         {current ? <ServerDetails launch={launch} server={current} /> : null}
       </div>

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test as base } from '@playwright/test';
+import { pinProfile } from '../../support/trust';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const LOGIN_URL = /^http:\/\/127\.0\.0\.1:\d+\/login\?code=\S+$/;
@@ -35,6 +36,12 @@ export interface ServeOptions {
    * `${scratch}` in the text is replaced by the scratch folder (for test workspaces).
    */
   profiles?: Record<string, string>;
+  /**
+   * Profiles (file names of `profiles`) left unapproved. Every other one is pre-approved before
+   * the server starts: its launch identities pinned through the real trust store into this
+   * server's data dir (tests/support/trust.ts), as `gatehouse trust accept` would.
+   */
+  unapproved?: string[];
 }
 
 export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> {
@@ -48,7 +55,11 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> 
   mkdirSync(scratchDir, { recursive: true });
   if (opts.profiles) {
     mkdirSync(profilesDir, { recursive: true });
-    for (const [name, text] of Object.entries(opts.profiles)) writeFileSync(path.join(profilesDir, name), text.replaceAll('${scratch}', scratchDir));
+    for (const [name, text] of Object.entries(opts.profiles)) {
+      const file = path.join(profilesDir, name);
+      writeFileSync(file, text.replaceAll('${scratch}', scratchDir));
+      if (!opts.unapproved?.includes(name)) pinProfile(dataDir, file, { ...process.env, GATEHOUSE_PROFILES_DIR: profilesDir, ...opts.env });
+    }
   }
   const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
     cwd: tmp,

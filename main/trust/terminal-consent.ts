@@ -1,0 +1,48 @@
+// Launch consent on a terminal (`gatehouse launch`, and `gatehouse gateway --trust-prompt`):
+// each server whose launch identity is new or changed is shown with its exact command
+// (untruncated; changed fields marked) and the person answers y or n. Always on the
+// controlling terminal (/dev/tty), never on stdin/stdout: a gateway's stdio is the protocol.
+import readline from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { ResolvedProfile } from '../profiles/types';
+import { sanitize } from '../approvals/tty-approver';
+import type { LaunchReview } from './launch-consent';
+import type { TrustStore } from './pin-store';
+
+export async function askLaunchConsent(
+  profile: ResolvedProfile,
+  store: TrustStore,
+  held: LaunchReview[],
+  tty: { input: Readable; output: Writable },
+  by = 'tty',
+): Promise<{ approved: string[]; keptStopped: string[] }> {
+  const rl = readline.createInterface({ input: tty.input, output: tty.output, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
+  const out = { approved: [] as string[], keptStopped: [] as string[] };
+  const write = (s: string) => tty.output.write(s);
+  try {
+    for (const r of held) {
+      const what = r.status === 'new' ? 'is new' : r.status === 'kept_stopped' ? 'was kept stopped before' : `changed since approved (${r.changed.join(', ')})`;
+      write(`\ngatehouse: profile '${profile.name}', server '${r.server}': its launch command ${what}\n`);
+      const before = new Map((r.previousLines ?? []).map((l) => [l.field, l.value]));
+      for (const l of r.lines) {
+        const changed = r.changed.includes(l.field);
+        if (changed && before.has(l.field)) write(`   - ${l.label}: ${sanitize(before.get(l.field)!, false)}\n`);
+        write(` ${changed ? '+' : ' '} ${l.label}: ${sanitize(l.value, false)}\n`);
+      }
+      write(`Approve and start '${r.server}'? [y/N] `);
+      const answer = await lines.next();
+      const yes = !answer.done && /^\s*y(es)?\s*$/i.test(answer.value);
+      if (yes) {
+        store.approveLaunch(profile.name, r.server, r.identity, r.hash, by, { changed: r.status === 'changed' ? r.changed.join(', ') : r.status });
+        out.approved.push(r.server);
+      } else {
+        store.keepStopped(profile.name, r.server, r.hash, by);
+        out.keptStopped.push(r.server);
+      }
+    }
+  } finally {
+    rl.close();
+  }
+  return out;
+}

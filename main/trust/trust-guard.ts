@@ -1,0 +1,284 @@
+// One launch's trust state (docs/trust.md): the gate the supervisor asks before a server
+// starts, the filter the gateway runs its tool catalog through, and the decisions a person
+// makes in the window. Pins themselves live in the TrustStore (the data directory); the guard
+// watches that file, so `gatehouse trust accept` in another terminal takes effect at once:
+// a held tool is advertised again, an approved server starts.
+import { EventEmitter } from 'node:events';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ResolvedProfile, ServerSpec } from '../profiles/types';
+import { canonicalName, toAdvertised, type SurfaceInput } from '../gateway/tool-surface';
+import { reviewLaunch, type LaunchReview } from './launch-consent';
+import type { OtherTool, TrustFlag } from './poisoning';
+import type { TrustStore } from './pin-store';
+import { reviewTools, type HeldTool, type ToolReviewResult, type TrustMode } from './review-tools';
+import { definitionDiff } from './tool-diff';
+import type { ToolHold } from '../policy/capabilities';
+import type { ToolDefinition } from './tool-definition';
+
+/** What the guard needs of a supervisor: start a server that was held at the gate. */
+export interface GuardedServers {
+  get(id: string): { start(): Promise<void> } | undefined;
+}
+
+export interface ToolReviewItem {
+  server: string;
+  tool: string;
+  canonical: string;
+  change: 'new' | 'changed' | 'removed';
+  status: 'pending' | 'rejected' | 'removed';
+  hash?: string;
+  previousHash?: string;
+  reason: string;
+  /** Unified diff of the approved and the offered definition. */
+  diff: string;
+  flags: TrustFlag[];
+}
+
+export interface TrustReviews {
+  launch: LaunchReview[];
+  tools: ToolReviewItem[];
+}
+
+export type TrustChoice = 'approve' | 'keep_stopped' | 'accept' | 'reject';
+
+export function trustModeOf(spec: ServerSpec): TrustMode {
+  return spec.kind === 'builtin' ? 'off' : spec.trust;
+}
+
+export class TrustGuard extends EventEmitter<{ changed: [] }> {
+  private servers: GuardedServers | undefined;
+  /** Servers the gate kept from starting, with the review that says why. */
+  private readonly gated = new Map<string, LaunchReview>();
+  private readonly toolReviews = new Map<string, ToolReviewResult>();
+  private readonly unwatch: () => void;
+  private readonly storeErrors = new Set<string>();
+
+  constructor(
+    readonly profile: ResolvedProfile,
+    private readonly store: TrustStore,
+    private readonly session?: string,
+  ) {
+    super();
+    this.unwatch = store.watch(profile.name, () => this.onStoreChanged());
+  }
+
+  attach(servers: GuardedServers): void {
+    this.servers = servers;
+  }
+
+  close(): void {
+    this.unwatch();
+    this.removeAllListeners();
+  }
+
+  // ---- launch consent ----------------------------------------------------------------------
+
+  /** Undefined when `spec` may start; otherwise the reason it stays stopped (shown as its state reason). */
+  startGate(spec: ServerSpec): string | undefined {
+    let review: LaunchReview;
+    try {
+      review = reviewLaunch(this.profile, spec, this.store);
+    } catch (err) {
+      // An unreadable pin file fails closed: nothing starts that nobody can be shown to have approved.
+      return `not started: the trust store cannot be read (${(err as Error).message})`;
+    }
+    if (review.status === 'approved') {
+      if (this.gated.delete(spec.id)) this.emit('changed');
+      return undefined;
+    }
+    this.gated.set(spec.id, review);
+    this.emit('changed');
+    if (review.status === 'kept_stopped') return 'kept stopped: its launch command is not approved (Approve it in the Servers view or with `gatehouse trust accept`)';
+    const what = review.status === 'new' ? 'new launch command' : `launch command changed (${review.changed.join(', ')})`;
+    return `waiting for approval: ${what}; review it in the Servers view or run \`gatehouse trust accept --profile ${this.profile.name} --server ${spec.id}\``;
+  }
+
+  // ---- tool pinning ------------------------------------------------------------------------
+
+  /**
+   * The gateway's catalog goes through here: each server's tools in, the ones that may be
+   * advertised out. Pins first-seen clean tools and keeps held definitions in the store.
+   */
+  filter(inputs: SurfaceInput[]): SurfaceInput[] {
+    const everyone: OtherTool[] = inputs.flatMap((input) =>
+      input.tools.map((tool) => {
+        const canonical = canonicalName(input, tool);
+        return { server: input.serverId, name: tool.name, canonical, advertised: toAdvertised(canonical) };
+      }),
+    );
+    const out: SurfaceInput[] = [];
+    let changed = false;
+    for (const input of inputs) {
+      const spec = this.profile.servers.find((s) => s.id === input.serverId);
+      if (!spec || input.builtin || spec.kind === 'builtin') {
+        out.push(input);
+        continue;
+      }
+      let pin: ReturnType<TrustStore['server']>;
+      try {
+        pin = this.store.server(this.profile.name, input.serverId);
+      } catch (err) {
+        // Fail closed: without readable pins no tool of this server is advertised.
+        if (!this.storeErrors.has(input.serverId)) process.stderr.write(`gatehouse trust: ${(err as Error).message}; tools of '${input.serverId}' are held back\n`);
+        this.storeErrors.add(input.serverId);
+        out.push({ ...input, tools: [] });
+        continue;
+      }
+      this.storeErrors.delete(input.serverId);
+      const result = reviewTools({
+        server: input.serverId,
+        mode: trustModeOf(spec),
+        pinned: pin?.tools,
+        rejected: pin?.rejectedTools ?? {},
+        tools: input.tools,
+        others: everyone,
+      });
+      if (result.pin.length) {
+        this.store.pinTools(this.profile.name, input.serverId, result.pin, pin?.tools ? 'gatehouse (accept-new)' : 'gatehouse (first listing after approval)', 'pinned', this.session);
+      } else if (!pin?.tools && trustModeOf(spec) !== 'off') {
+        this.store.markToolsSeen(this.profile.name, input.serverId);
+      }
+      for (const h of result.held) {
+        if (h.status === 'pending') this.store.holdTool(this.profile.name, input.serverId, h.name, { hash: h.hash, definition: h.definition as never, seenAt: Date.now(), flags: h.flags }, this.session);
+      }
+      const before = this.toolReviews.get(input.serverId);
+      if (reviewKey(before) !== reviewKey(result)) changed = true;
+      this.toolReviews.set(input.serverId, result);
+      out.push({ ...input, tools: result.advertised });
+    }
+    if (changed) queueMicrotask(() => this.emit('changed'));
+    return out;
+  }
+
+  /** A held tool under any name a call may use (canonical, advertised, its own). */
+  heldFor(called: string): (HeldTool & { server: string; canonical: string }) | undefined {
+    const name = this.profile.aliases[called] ?? called;
+    for (const [server, r] of this.toolReviews) {
+      for (const h of r.held) {
+        const canonical = `${server}.${h.name}`;
+        if (name === canonical || name === toAdvertised(canonical) || name === h.name) return { ...h, server, canonical };
+      }
+    }
+    return undefined;
+  }
+
+  /** Held tools as the capabilities tool lists them: unavailable, with the reason (hold `trust_review`). */
+  heldCapabilities(): Array<{ canonical: string; advertised: string[]; server: string; title: string | undefined; annotations: Tool['annotations']; holds: ToolHold[] }> {
+    const out = [];
+    for (const [server, r] of this.toolReviews) {
+      for (const h of r.held) {
+        out.push({
+          canonical: `${server}.${h.name}`,
+          advertised: [],
+          server,
+          title: h.definition.title,
+          annotations: h.definition.annotations as Tool['annotations'],
+          holds: [{ code: 'trust_review' as const, reason: h.reason }],
+        });
+      }
+    }
+    return out;
+  }
+
+  // ---- what the window shows and decides ----------------------------------------------------
+
+  reviews(): TrustReviews {
+    const tools: ToolReviewItem[] = [];
+    for (const [server, r] of this.toolReviews) {
+      for (const h of r.held) {
+        tools.push({
+          server,
+          tool: h.name,
+          canonical: `${server}.${h.name}`,
+          change: h.change,
+          status: h.status,
+          hash: h.hash,
+          previousHash: h.previous?.hash,
+          reason: h.reason,
+          diff: definitionDiff(h.name, h.previous?.definition as unknown as ToolDefinition | undefined, h.definition),
+          flags: h.flags,
+        });
+      }
+      for (const rm of r.removed) {
+        tools.push({
+          server,
+          tool: rm.name,
+          canonical: `${server}.${rm.name}`,
+          change: 'removed',
+          status: 'removed',
+          previousHash: rm.previous.hash,
+          reason: 'approved before, no longer offered by the server',
+          diff: definitionDiff(rm.name, rm.previous.definition as unknown as ToolDefinition, undefined),
+          flags: [],
+        });
+      }
+    }
+    return { launch: [...this.gated.values()], tools };
+  }
+
+  /**
+   * A person's decision. Launch: approve (pin the identity and start the server) or keep it
+   * stopped. Tool: accept (pin the offered definition, or forget a removed one) or reject.
+   */
+  async decide(d: { server: string; tool?: string; choice: TrustChoice; by: string }): Promise<void> {
+    const profile = this.profile.name;
+    if (d.tool === undefined) {
+      const review = this.gated.get(d.server) ?? this.launchReview(d.server);
+      if (!review) throw new Error(`server '${d.server}' of profile '${profile}' is not waiting for launch approval`);
+      if (d.choice === 'approve') {
+        this.store.approveLaunch(profile, d.server, review.identity, review.hash, d.by, { changed: review.status === 'changed' ? review.changed.join(', ') : 'new', session: this.session });
+        this.gated.delete(d.server);
+        this.emit('changed');
+        await this.servers?.get(d.server)?.start();
+      } else if (d.choice === 'keep_stopped') {
+        this.store.keepStopped(profile, d.server, review.hash, d.by, { session: this.session });
+        this.gated.set(d.server, { ...review, status: 'kept_stopped' });
+        this.emit('changed');
+      } else {
+        throw new Error(`a launch is answered with approve or keep_stopped, not ${d.choice}`);
+      }
+      return;
+    }
+    const r = this.toolReviews.get(d.server);
+    const held = r?.held.find((h) => h.name === d.tool);
+    const removed = r?.removed.find((x) => x.name === d.tool);
+    if (!held && !removed) throw new Error(`tool '${d.tool}' of server '${d.server}' is not waiting for review`);
+    if (d.choice === 'accept') {
+      if (held) this.store.pinTools(profile, d.server, [{ name: held.name, hash: held.hash, definition: held.definition, flags: held.flags }], d.by, 'accepted', this.session);
+      else this.store.unpinTools(profile, d.server, [d.tool], d.by, this.session);
+    } else if (d.choice === 'reject') {
+      if (!held) throw new Error(`tool '${d.tool}' was removed by its server; accept the removal to forget its pin`);
+      this.store.rejectTool(profile, d.server, held.name, held.hash, d.by, this.session);
+    } else {
+      throw new Error(`a tool is answered with accept or reject, not ${d.choice}`);
+    }
+    this.emit('changed');
+  }
+
+  private launchReview(serverId: string): LaunchReview | undefined {
+    const spec = this.profile.servers.find((s) => s.id === serverId);
+    if (!spec) return undefined;
+    const review = reviewLaunch(this.profile, spec, this.store);
+    return review.status === 'approved' ? undefined : review;
+  }
+
+  private onStoreChanged(): void {
+    // Approved elsewhere (the CLI, another window): start what the gate held.
+    for (const [id] of [...this.gated]) {
+      const spec = this.profile.servers.find((s) => s.id === id);
+      if (!spec) continue;
+      if (reviewLaunch(this.profile, spec, this.store).status === 'approved') {
+        this.gated.delete(id);
+        void this.servers?.get(id)?.start();
+      }
+    }
+    this.emit('changed');
+  }
+}
+
+function reviewKey(r: ToolReviewResult | undefined): string {
+  if (!r) return '';
+  return JSON.stringify([r.held.map((h) => [h.name, h.hash, h.status]), r.removed.map((x) => x.name)]);
+}
+
+export type { Tool };
