@@ -64,6 +64,10 @@ export const ServerStatusSchema = z.object({
   capabilities: z.record(z.string(), z.unknown()).optional(),
   toolCount: z.number().optional(),
   instructions: z.string().optional(),
+  /** The OS sandbox a process server runs in (docs/sandbox.md); absent for HTTP upstreams. */
+  sandbox: z
+    .object({ mode: z.enum(['strict', 'off']), network: z.enum(['none', 'loopback', 'allow', 'host']), summary: z.string() })
+    .optional(),
 });
 
 export const AgentSessionSchema = z.object({

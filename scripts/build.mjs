@@ -14,6 +14,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const entries = {
   cli: 'main/cli/index.ts',
   'tools-server': 'main/tools/server.ts',
+  // Runs inside the OS sandbox in front of a command that needs forwarded ports (main/sandbox/).
+  'sandbox-init': 'main/sandbox/sandbox-init.ts',
 };
 
 const entryPoints = Object.fromEntries(

@@ -29,6 +29,8 @@ import { CommandNotFoundError, resolveCommand } from './shell-path';
 import { bundledBinEntry } from './bundled-bins';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import type { ExitInfo, ServerState, ServerStatus } from './types';
+import { isPermanentSandboxError, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import { summarizeSandbox } from '../sandbox/types';
 
 const STDERR_RING = 200;
 const STDERR_TAIL_SHOWN = 20;
@@ -55,6 +57,8 @@ export interface ManagedServerOptions {
   hostEnv?: NodeJS.ProcessEnv;
   /** Entry of the built-in workspace tools server (out/tools-server.mjs). */
   toolsServerEntry?: string;
+  /** Gatehouse's data directory: hidden from the server's sandbox. */
+  dataDir?: string;
   /**
    * Builds the SDK client for each run. The gateway passes one that declares sampling,
    * elicitation and roots and routes those requests downstream. The supervisor owns the
@@ -166,6 +170,7 @@ export class ManagedServer extends EventEmitter<Events> {
       capabilities: this.state === 'ready' ? client?.getServerCapabilities() : undefined,
       toolCount: this.state === 'ready' ? this.toolList.length : undefined,
       instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
+      sandbox: this.spec.kind === 'http' ? undefined : summarizeSandbox(this.spec.sandbox),
     };
   }
 
@@ -354,9 +359,12 @@ export class ManagedServer extends EventEmitter<Events> {
         args = [entry, ...spec.args];
       }
     }
-    const child = spawn(command, args, {
+    // The OS sandbox (main/sandbox/): throws, and the start fails for good, when it cannot be had.
+    const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: this.opts.workspace, dataDir: this.opts.dataDir, hostEnv: this.opts.hostEnv, searchPath: this.opts.searchPath, log: (line) => this.appendStderr(run, `[gatehouse] ${line}`) });
+    this.sandboxRun = boxed;
+    const child = spawn(boxed.command, boxed.args, {
       cwd,
-      env,
+      env: boxed.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       // Own process group (setsid): shutdown and the reaper signal -pgid, reaching grandchildren.
       detached: process.platform !== 'win32',
@@ -520,7 +528,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private onStartFailure(run: number, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     this.appendStderr(run, `[gatehouse] start failed: ${message}`);
-    if (err instanceof CommandNotFoundError) {
+    if (err instanceof CommandNotFoundError || isPermanentSandboxError(err)) {
       // Restarting cannot make a missing program appear: fail now and say where we looked.
       this.permanentFailure = true;
     }
@@ -549,6 +557,7 @@ export class ManagedServer extends EventEmitter<Events> {
   }
 
   private pendingEndReason: string | undefined;
+  private sandboxRun: SandboxedRun | undefined;
   /** Set when restarting cannot help (the command does not exist): fail at once. */
   private permanentFailure = false;
 
@@ -601,6 +610,8 @@ export class ManagedServer extends EventEmitter<Events> {
     // Exit events from an old child are ignored; each run ends once.
     if (run !== this.run || this.runEnded.has(run)) return;
     this.runEnded.add(run);
+    this.sandboxRun?.dispose();
+    this.sandboxRun = undefined;
     for (const t of this.killTimers) clearTimeout(t);
     this.killTimers = [];
     if (this.heartbeat) clearInterval(this.heartbeat);

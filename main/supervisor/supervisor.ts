@@ -57,6 +57,7 @@ export class Supervisor extends EventEmitter<Events> {
         searchPath: this.searchPath,
         hostEnv: this.opts.hostEnv,
         toolsServerEntry: toolsServerEntry(),
+        dataDir: this.profile.dataDir,
         clientFactory: this.opts.clientFactory,
         stdinGraceMs: this.opts.stdinGraceMs,
         termGraceMs: this.opts.termGraceMs,

@@ -1,4 +1,5 @@
 import type { Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxSummary } from '../sandbox/types';
 
 /**
  * starting → ready (after `initialize` succeeds) → restarting / failed / stopped.
@@ -40,6 +41,8 @@ export interface ServerStatus {
   capabilities?: ServerCapabilities;
   toolCount?: number;
   instructions?: string;
+  /** The OS sandbox of a process server (absent for HTTP upstreams); `off` is shown as a warning. */
+  sandbox?: SandboxSummary;
 }
 
 export type { Tool };
