@@ -31,6 +31,7 @@ import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import type { ExitInfo, ServerState, ServerStatus } from './types';
 import { isPermanentSandboxError, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { summarizeSandbox } from '../sandbox/types';
+import { signalSandboxedGroup } from '../sandbox/signal-tree';
 
 const STDERR_RING = 200;
 const STDERR_TAIL_SHOWN = 20;
@@ -700,6 +701,7 @@ export class ManagedServer extends EventEmitter<Events> {
   }
 
   private killGroup(pgid: number, signal: NodeJS.Signals): void {
+    if (this.sandboxRun?.sandboxed && process.platform === 'linux') return signalSandboxedGroup(pgid, signal);
     try {
       process.kill(process.platform === 'win32' ? pgid : -pgid, signal);
     } catch {}
