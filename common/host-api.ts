@@ -43,6 +43,13 @@ export const ExitInfoSchema = z.object({
   reason: z.string(),
 });
 
+/** The OS sandbox a process runs in (docs/sandbox.md); `off` is shown as a warning. */
+export const SandboxSummarySchema = z.object({
+  mode: z.enum(['strict', 'off']),
+  network: z.enum(['none', 'loopback', 'allow', 'host']),
+  summary: z.string(),
+});
+
 export const ServerStatusSchema = z.object({
   id: z.string(),
   kind: z.enum(['stdio', 'http', 'builtin']),
@@ -65,9 +72,7 @@ export const ServerStatusSchema = z.object({
   toolCount: z.number().optional(),
   instructions: z.string().optional(),
   /** The OS sandbox a process server runs in (docs/sandbox.md); absent for HTTP upstreams. */
-  sandbox: z
-    .object({ mode: z.enum(['strict', 'off']), network: z.enum(['none', 'loopback', 'allow', 'host']), summary: z.string() })
-    .optional(),
+  sandbox: SandboxSummarySchema.optional(),
 });
 
 export const AgentSessionSchema = z.object({
@@ -262,6 +267,7 @@ export const TerminalSummarySchema = z.object({
   rows: z.number(),
   startedAt: z.number(),
   exit: z.object({ code: z.number().nullable(), signal: z.number().nullable(), at: z.number() }).optional(),
+  sandbox: SandboxSummarySchema.optional(),
 });
 
 export const PresetAvailabilitySchema = z.object({

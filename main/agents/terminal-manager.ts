@@ -6,7 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentSpec, ResolvedProfile } from '../profiles/types';
-import { prepareAgent, type PreparedAgent } from './presets';
+import { PRESETS, prepareAgent, type PreparedAgent } from './presets';
+import { agentSandboxSpec } from '../sandbox/agent-sandbox';
+import { isPermanentSandboxError, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import { summarizeSandbox, type SandboxSummary } from '../sandbox/types';
 import { nodePtyBackend, type PtyBackend } from './pty-backend';
 import { TerminalSession, type TerminalInfo } from './terminal-session';
 
@@ -32,6 +35,8 @@ export interface OpenTerminalOptions {
 export interface TerminalRecord extends TerminalInfo {
   launchId: string;
   preset: string;
+  /** The agent's OS sandbox; `off` is shown as a warning. */
+  sandbox?: SandboxSummary;
 }
 
 type Events = {
@@ -45,6 +50,7 @@ interface Entry {
   launchId: string;
   preset: string;
   session: TerminalSession;
+  sandbox: SandboxSummary;
   cleanup: () => void;
 }
 
@@ -95,26 +101,58 @@ export class TerminalManager extends EventEmitter<Events> {
     }
     this.backend ??= nodePtyBackend();
     let session: TerminalSession;
+    let boxed: SandboxedRun | undefined;
+    const sandbox = agentSandboxSpec({
+      profile: spec.sandbox,
+      preset: spec.preset === 'shell' || spec.preset === 'custom' ? undefined : PRESETS[spec.preset].sandbox,
+      gatewayUrl: launch.url,
+      home: this.opts.hostEnv.HOME,
+    });
     try {
+      // The agent's OS sandbox (main/sandbox/): it reaches the gateway port and nothing else of the host.
+      boxed = spawnSandboxed(sandbox, {
+        command: prepared.command,
+        args: prepared.args,
+        cwd: prepared.cwd,
+        env: prepared.env,
+        workspace: launch.profile.workspace,
+        dataDir: this.opts.dataDir,
+        hostEnv: this.opts.hostEnv,
+        searchPath: await this.opts.searchPath(),
+        internalRead: [runDir],
+      });
       session = new TerminalSession(this.backend, {
         id,
         title: prepared.title,
-        command: prepared.command,
-        args: prepared.args,
-        env: prepared.env,
+        command: boxed.command,
+        args: boxed.args,
+        env: boxed.env,
         cwd: prepared.cwd,
         cols: options.cols,
         rows: options.rows,
+        shownCommand: [prepared.command, ...prepared.args].join(' '),
       });
     } catch (err) {
+      boxed?.dispose();
       cleanup();
+      if (isPermanentSandboxError(err)) return { unavailable: (err as Error).message };
       throw err;
     }
-    const entry: Entry = { launchId: launch.launchId, preset: spec.preset, session, cleanup };
+    const sandboxRun = boxed;
+    const entry: Entry = {
+      launchId: launch.launchId,
+      preset: spec.preset,
+      session,
+      sandbox: summarizeSandbox(sandbox),
+      cleanup: () => {
+        sandboxRun.dispose();
+        cleanup();
+      },
+    };
     this.terminals.set(id, entry);
     session.on('data', (data) => this.emit('data', id, data));
     session.on('exit', () => {
-      cleanup();
+      entry.cleanup();
       this.emit('exit', this.record(entry));
     });
     const record = this.record(entry);
@@ -128,7 +166,7 @@ export class TerminalManager extends EventEmitter<Events> {
   }
 
   private record(entry: Entry): TerminalRecord {
-    return { ...entry.session.status(), launchId: entry.launchId, preset: entry.preset };
+    return { ...entry.session.status(), launchId: entry.launchId, preset: entry.preset, sandbox: entry.sandbox };
   }
 
   list(launchId?: string): TerminalRecord[] {
