@@ -87,7 +87,7 @@ describe('bwrapArgs', () => {
     // Every hidden folder is remounted read-only after every mount inside it exists.
     const lastBind = argv.lastIndexOf('--bind');
     const remounted = argv.flatMap((a, i) => (a === '--remount-ro' && i > lastBind ? [argv[i + 1]] : []));
-    expect(remounted).toEqual(['/home/ada', '/home/ada/.ssh', '/home/ada/.local/state/gatehouse']);
+    expect(remounted).toEqual(['/home/ada', '/home/ada/.ssh', '/home/ada/.claude', '/home/ada/.local/state/gatehouse']);
     expect(argv.slice(-5)).toEqual(['--chdir', '/home/ada/proj', '--', '/usr/bin/node', 'server.js']);
     expect(joined).not.toContain('--new-session');
     expect(joined).not.toContain('--share-net');
