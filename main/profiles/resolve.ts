@@ -134,7 +134,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       env: map([...p, 'env'], s.env),
       inheritEnv: s.inherit_env,
       options: deep([...p, 'options'], s.options) as Record<string, unknown>,
-      sandbox: serverSandbox([...p, 'sandbox'], s.sandbox),
+      sandbox: builtinSandbox(serverSandbox([...p, 'sandbox'], s.sandbox), s.sandbox, deep([...p, 'options'], s.options)),
     };
   });
 
@@ -183,6 +183,17 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     redactor,
     ...(agentSpec ? { agent: agentSpec } : {}),
   };
+}
+
+/**
+ * The built-in tools' network, when the profile does not name one: the hosts http_request may
+ * reach (options.http.allow_hosts), through the sandbox's proxy; none when there are none.
+ */
+function builtinSandbox(spec: SandboxSpec, raw: SandboxRaw | undefined, options: unknown): SandboxSpec {
+  const networkGiven = typeof raw === 'object' && raw.network !== undefined;
+  const hosts = (options as { http?: { allow_hosts?: unknown } } | undefined)?.http?.allow_hosts;
+  if (spec.mode === 'off' || networkGiven || !Array.isArray(hosts) || hosts.length === 0) return spec;
+  return { ...spec, network: { kind: 'allow', hosts: hosts.filter((h): h is string => typeof h === 'string') } };
 }
 
 function restartPolicy(s: ServerRaw): RestartPolicy {

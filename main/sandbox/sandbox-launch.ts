@@ -69,6 +69,8 @@ function proxyEnv(url: string): Record<string, string> {
     no_proxy: noProxy,
     // Node ≥ 24 honours the variables above in fetch() only when asked (older Node ignores this).
     NODE_USE_ENV_PROXY: '1',
+    // Gatehouse's own built-in tools (http_request) look for this one (main/tools/http-via-proxy.ts).
+    GATEHOUSE_SANDBOX_PROXY: url,
   };
 }
 

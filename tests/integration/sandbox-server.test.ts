@@ -188,3 +188,24 @@ describe('when the sandbox cannot be had', () => {
     expect(await run(launch, `return fs.readFileSync(${JSON.stringify(path.join(w.home, 'canary.txt'))}, 'utf8')`)).toBe('"CANARY-HOME"');
   });
 });
+
+describe('the built-in tools server in its sandbox', () => {
+  it('http_request reaches its allow_hosts through the proxy (network allow by default), nothing around it', async () => {
+    const w = world();
+    const web = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`TOOLS ${req.headers.host}`));
+    const port = await listen(web);
+    cleanups.push(() => void web.close());
+    const file = writeProfile(w.dir, profileYaml('sbx-tools', { workspace: { builtin: 'workspace-tools', options: { http: { allow_hosts: [`localhost:${port}`] } } } }));
+    const launch = await w.host.launch(file);
+    const server = launch.supervisor.get('workspace')!;
+    expect(server.status().state, server.status().reason).toBe('ready');
+    expect(server.status().sandbox).toMatchObject({ mode: 'strict', network: 'allow' });
+    const call = async (url: string) => {
+      const res = await server.client!.request({ method: 'tools/call', params: { name: 'net.http_request', arguments: { url } } }, CallToolResultSchema);
+      return res.structuredContent as Record<string, unknown>;
+    };
+    expect(await call(`http://localhost:${port}/`)).toMatchObject({ status: 200, body: `TOOLS localhost:${port}` });
+    // Not on its list: refused by the tool itself, before the proxy is asked.
+    expect(JSON.stringify(await call(`http://127.0.0.1:${port}/`))).toMatch(/HostNotAllowedError/);
+  });
+});
