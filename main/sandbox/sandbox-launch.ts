@@ -86,8 +86,8 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
 
   if (avail.platform === 'darwin') return prepareSeatbelt(input, avail.sandboxExec, home, hostPorts, allowHosts);
 
-  const init = sandboxInitEntry();
   const needsForwarder = hostPorts.length > 0 || allowHosts !== undefined;
+  const init = needsForwarder ? sandboxInitEntry() : '';
   if (needsForwarder && !existsSync(init)) throw new Error(`the sandbox forwarder is missing at ${init}; run \`npm run build\``);
   const rules = mountPlan(spec, {
     workspace: input.workspace,
