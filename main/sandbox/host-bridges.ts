@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createEgressProxy } from './egress-proxy';
+import { pipeSockets } from './pipe-sockets';
 
 export interface HostBridges {
   socketDir: string;
@@ -36,15 +37,7 @@ export function openHostBridges(opts: { hostPorts: number[]; allowHosts?: string
         track(inbound);
         const outbound = net.connect(port, '127.0.0.1');
         track(outbound);
-        inbound.pipe(outbound).pipe(inbound);
-        const end = () => {
-          inbound.destroy();
-          outbound.destroy();
-        };
-        inbound.on('error', end);
-        outbound.on('error', end);
-        inbound.on('close', end);
-        outbound.on('close', end);
+        pipeSockets(inbound, outbound);
       });
       server.on('error', (err) => opts.log?.(`sandbox network: bridge to 127.0.0.1:${port} failed: ${err.message}`));
       server.listen(path.join(socketDir, socketName));

@@ -11,6 +11,7 @@
 // the forwarder before the command has exited (bwrap would then tear the namespace down).
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { pipeSockets } from './pipe-sockets';
 
 interface Forward {
   port: number;
@@ -48,18 +49,7 @@ function fail(message: string): never {
 
 function listen(f: Forward, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer((inbound) => {
-      const outbound = net.connect(f.socket);
-      inbound.pipe(outbound).pipe(inbound);
-      const end = () => {
-        inbound.destroy();
-        outbound.destroy();
-      };
-      inbound.on('error', end);
-      outbound.on('error', end);
-      inbound.on('close', end);
-      outbound.on('close', end);
-    });
+    const server = net.createServer((inbound) => pipeSockets(inbound, net.connect(f.socket)));
     server.once('error', reject);
     server.listen({ port: f.port, host, exclusive: true }, () => resolve());
   });

@@ -77,25 +77,28 @@ async function leftAfter2s(marker: string): Promise<number[]> {
   return left;
 }
 
+/** A profile of six servers under a fresh marker, and a CLI (`launch` or `gateway`) running it, all ready. */
+async function sixRunning(command: 'launch' | 'gateway'): Promise<{ marker: string; child: ChildProcess }> {
+  const tmp = tempDir();
+  cleanups.push(tmp.cleanup);
+  const marker = `orphan-${randomUUID()}`;
+  const file = writeProfile(tmp.dir, profileYaml('orphans', sixServers(marker)));
+  const data = path.join(tmp.dir, 'data');
+  const args = command === 'launch' ? ['launch', '--profile', file, '--no-http', '--no-approver', '--data-dir', data] : ['gateway', '--profile', file, '--data-dir', data];
+  const { child, stderr } = startCli(args, command === 'launch' ? 'ignore' : 'pipe');
+  await allReady(marker, stderr);
+  return { marker, child };
+}
+
 describe('SIGKILL of Gatehouse leaves no server process', () => {
   it('gatehouse launch with six sandboxed servers: 0 processes left after 2 s', async () => {
-    const tmp = tempDir();
-    cleanups.push(tmp.cleanup);
-    const marker = `orphan-${randomUUID()}`;
-    const file = writeProfile(tmp.dir, profileYaml('orphans', sixServers(marker)));
-    const { child, stderr } = startCli(['launch', '--profile', file, '--no-http', '--no-approver', '--data-dir', path.join(tmp.dir, 'data')], 'ignore');
-    await allReady(marker, stderr);
+    const { marker, child } = await sixRunning('launch');
     child.kill('SIGKILL');
     expect(await leftAfter2s(marker)).toEqual([]);
   }, 120_000);
 
   it('gatehouse gateway with six sandboxed servers: 0 processes left after 2 s', async () => {
-    const tmp = tempDir();
-    cleanups.push(tmp.cleanup);
-    const marker = `orphan-${randomUUID()}`;
-    const file = writeProfile(tmp.dir, profileYaml('orphans', sixServers(marker)));
-    const { child, stderr } = startCli(['gateway', '--profile', file, '--data-dir', path.join(tmp.dir, 'data')], 'pipe');
-    await allReady(marker, stderr);
+    const { marker, child } = await sixRunning('gateway');
     child.kill('SIGKILL');
     expect(await leftAfter2s(marker)).toEqual([]);
   }, 120_000);
@@ -103,12 +106,7 @@ describe('SIGKILL of Gatehouse leaves no server process', () => {
 
 describe('a normal gateway shutdown', () => {
   it("takes a server's setsid grandchild with it", async () => {
-    const tmp = tempDir();
-    cleanups.push(tmp.cleanup);
-    const marker = `orphan-${randomUUID()}`;
-    const file = writeProfile(tmp.dir, profileYaml('orphans', sixServers(marker)));
-    const { child, stderr } = startCli(['gateway', '--profile', file, '--data-dir', path.join(tmp.dir, 'data')], 'pipe');
-    await allReady(marker, stderr);
+    const { marker, child } = await sixRunning('gateway');
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     // The MCP client goes away: the gateway shuts every server down and exits.
     child.stdin!.end();
