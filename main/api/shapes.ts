@@ -39,6 +39,7 @@ export function serverStatus(s: ServerStatus): ServerStatusOut {
   if (s.capabilities) out.capabilities = { ...s.capabilities };
   if (s.toolCount !== undefined) out.toolCount = s.toolCount;
   if (s.instructions !== undefined) out.instructions = s.instructions;
+  if (s.sandbox) out.sandbox = { ...s.sandbox };
   return out;
 }
 
@@ -157,5 +158,6 @@ export function terminalSummary(t: TerminalRecord): CommandOutput<'terminals:lis
     rows: t.rows,
     startedAt: t.startedAt,
     ...(t.exit ? { exit: { ...t.exit } } : {}),
+    ...(t.sandbox ? { sandbox: { ...t.sandbox } } : {}),
   };
 }
