@@ -12,7 +12,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Host, type Launch } from '../../main/host';
 import { forgetSandboxAvailability } from '../../main/sandbox/availability';
 import { tempDir, writeProfile } from '../support/temp';
-import { profileYaml, serverFixture } from '../support/supervisor';
+import { profileYaml, repoRoot, serverFixture } from '../support/supervisor';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -207,5 +207,20 @@ describe('the built-in tools server in its sandbox', () => {
     expect(await call(`http://localhost:${port}/`)).toMatchObject({ status: 200, body: `TOOLS localhost:${port}` });
     // Not on its list: refused by the tool itself, before the proxy is asked.
     expect(JSON.stringify(await call(`http://127.0.0.1:${port}/`))).toMatch(/HostNotAllowedError/);
+  });
+});
+
+describe('the demo profile, sandboxed as shipped', () => {
+  it("the memory server writes its graph in the one folder of the data dir it is granted", async () => {
+    const w = world();
+    const launch = await w.host.launch(path.join(repoRoot, 'workspace-profiles', 'demo.yaml'));
+    for (const s of launch.statuses()) expect(s.state, `${s.id}: ${s.reason}`).toBe('ready');
+    const memory = launch.supervisor.get('memory')!;
+    expect(memory.status().sandbox?.mode).toBe('strict');
+    await memory.client!.request(
+      { method: 'tools/call', params: { name: 'create_entities', arguments: { entities: [{ name: 'sandbox-test', entityType: 'test', observations: ['written from inside'] }] } } },
+      CallToolResultSchema,
+    );
+    expect(readFileSync(path.join(w.dataDir, 'memory', 'demo-memory.jsonl'), 'utf8')).toContain('written from inside');
   });
 });
