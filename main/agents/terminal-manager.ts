@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentSpec, ResolvedProfile } from '../profiles/types';
-import { PRESETS, prepareAgent, type PreparedAgent } from './presets';
-import { agentSandboxSpec } from '../sandbox/agent-sandbox';
-import { isPermanentSandboxError, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
-import { summarizeSandbox, type SandboxSummary } from '../sandbox/types';
+import { prepareAgent, type PreparedAgent } from './presets';
+import { sandboxAgent } from './sandboxed-agent';
+import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import type { SandboxSummary } from '../sandbox/types';
 import { nodePtyBackend, type PtyBackend } from './pty-backend';
 import { TerminalSession, type TerminalInfo } from './terminal-session';
 
@@ -102,25 +102,17 @@ export class TerminalManager extends EventEmitter<Events> {
     this.backend ??= nodePtyBackend();
     let session: TerminalSession;
     let boxed: SandboxedRun | undefined;
-    const sandbox = agentSandboxSpec({
-      profile: spec.sandbox,
-      preset: spec.preset === 'shell' || spec.preset === 'custom' ? undefined : PRESETS[spec.preset].sandbox,
-      gatewayUrl: launch.url,
-      home: this.opts.hostEnv.HOME,
-    });
+    let summary: SandboxSummary;
     try {
       // The agent's OS sandbox (main/sandbox/): it reaches the gateway port and nothing else of the host.
-      boxed = spawnSandboxed(sandbox, {
-        command: prepared.command,
-        args: prepared.args,
-        cwd: prepared.cwd,
-        env: prepared.env,
+      ({ run: boxed, summary } = sandboxAgent(spec, prepared, {
+        gatewayUrl: launch.url,
         workspace: launch.profile.workspace,
         dataDir: this.opts.dataDir,
         hostEnv: this.opts.hostEnv,
         searchPath: await this.opts.searchPath(),
-        internalRead: [runDir],
-      });
+        runDir,
+      }));
       session = new TerminalSession(this.backend, {
         id,
         title: prepared.title,
@@ -143,7 +135,7 @@ export class TerminalManager extends EventEmitter<Events> {
       launchId: launch.launchId,
       preset: spec.preset,
       session,
-      sandbox: summarizeSandbox(sandbox),
+      sandbox: summary,
       cleanup: () => {
         sandboxRun.dispose();
         cleanup();
