@@ -35,6 +35,8 @@ export function sandboxAgent(spec: AgentSpec, prepared: Extract<PreparedAgent, {
     hostEnv: ctx.hostEnv,
     searchPath: ctx.searchPath,
     internalRead: [ctx.runDir],
+    // A pty cannot pass the seccomp fd; an agent's network is never `none` anyway (the gateway).
+    canPassFds: false,
   });
   return { run, summary: summarizeSandbox(sandbox) };
 }

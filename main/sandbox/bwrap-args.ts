@@ -24,6 +24,8 @@ export interface BwrapInput {
   /** The command to run inside (already wrapped in the forwarder when there is one). */
   command: string;
   args: string[];
+  /** The child's fd holding a seccomp filter (network none; see seccomp.ts). */
+  seccompFd?: number;
 }
 
 export function bwrapArgs(input: BwrapInput): string[] {
@@ -53,6 +55,7 @@ export function bwrapArgs(input: BwrapInput): string[] {
   }
   if (input.socketDir) a.push('--ro-bind', input.socketDir, SANDBOX_SOCKET_DIR);
   for (const p of remounts) a.push('--remount-ro', p);
+  if (input.seccompFd !== undefined) a.push('--seccomp', String(input.seccompFd));
   a.push('--chdir', input.cwd, '--', input.command, ...input.args);
   return a;
 }

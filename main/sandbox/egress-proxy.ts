@@ -15,6 +15,9 @@ import http from 'node:http';
 import net, { isIP } from 'node:net';
 import { blockedAddressReason, isListedIp, matchAllowList, normalizeIp, parseAllowEntry, type AllowEntry } from '../tools/net-guard';
 
+/** A host that does not answer SYN must not hold a sandboxed client's tunnel open for minutes. */
+const CONNECT_TIMEOUT_MS = 15_000;
+
 export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
 const systemResolver: Resolver = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
 
@@ -120,11 +123,13 @@ export function createEgressProxy(opts: EgressProxyOptions): http.Server {
     void decideEgress(m[1]!, Number(m[2]), entries, resolver).then((d) => {
       if (!d.ok) return refuse(d.status, d.reason);
       if (opts.logAllowed) log(`sandbox network: CONNECT ${authority}`);
-      const upstream = net.connect(d.port, d.address, () => {
+      const upstream = net.connect({ port: d.port, host: d.address, timeout: CONNECT_TIMEOUT_MS }, () => {
+        upstream.setTimeout(0);
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) upstream.write(head);
         upstream.pipe(client).pipe(upstream);
       });
+      upstream.on('timeout', () => upstream.destroy(new Error(`no connection to ${authority} within ${CONNECT_TIMEOUT_MS / 1000}s`)));
       upstream.on('error', (err) => {
         if (!client.destroyed) client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\ngatehouse sandbox proxy: ${err.message}\n`);
       });

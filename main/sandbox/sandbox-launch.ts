@@ -5,7 +5,7 @@
 // Never silently unconfined: when the sandbox cannot be had, this throws SandboxUnavailableError
 // with the reason and the fix; only `mode: 'off'` (an explicit `sandbox: off`) runs the command as
 // it is.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { appRoot } from '../paths';
@@ -16,6 +16,7 @@ import { mountPlan } from './mount-plan';
 import { seatbeltProfile } from './seatbelt-profile';
 import type { SandboxSpec } from './types';
 import { createEgressProxy } from './egress-proxy';
+import { noNetworkSeccomp } from './seccomp';
 
 export class SandboxUnavailableError extends Error {
   constructor(
@@ -43,6 +44,11 @@ export interface SandboxLaunchInput {
   /** Lines for the process's log (refused connections). */
   log?: (line: string) => void;
   platform?: NodeJS.Platform;
+  /**
+   * The caller can hand the child extra file descriptors (stdio[3…]); a pty cannot. Needed for the
+   * seccomp filter of `network: none`.
+   */
+  canPassFds?: boolean;
 }
 
 export interface SandboxedCommand {
@@ -50,6 +56,8 @@ export interface SandboxedCommand {
   args: string[];
   env: Record<string, string>;
   sandboxed: boolean;
+  /** File descriptors the child must get as stdio[3], stdio[4]… (spawn's `stdio` array). */
+  extraFds: number[];
   dispose(): void;
 }
 
@@ -76,7 +84,7 @@ function proxyEnv(url: string): Record<string, string> {
 
 export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
   const { spec } = input;
-  if (spec.mode === 'off') return { command: input.command, args: input.args, env: input.env, sandboxed: false, dispose: () => {} };
+  if (spec.mode === 'off') return { command: input.command, args: input.args, env: input.env, sandboxed: false, extraFds: [], dispose: () => {} };
   const platform = input.platform ?? process.platform;
   const avail: SandboxAvailability = sandboxAvailability(input.hostEnv, platform);
   if (!avail.ok) throw new SandboxUnavailableError(avail.reason, avail.fix);
@@ -107,13 +115,40 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
     command = input.nodePath;
     if (bridges.proxyPort !== undefined) Object.assign(env, proxyEnv(`http://127.0.0.1:${bridges.proxyPort}`));
   }
+  let filter: { fd: number; dir: string } | undefined;
   try {
-    const argv = bwrapArgs({ rules, cwd: input.cwd, socketDir: bridges?.socketDir, disableUserns: avail.disableUserns, command, args });
-    return { command: avail.bwrap, args: argv, env, sandboxed: true, dispose: () => bridges?.close() };
+    const program = spec.network.kind === 'none' && input.canPassFds !== false ? noNetworkSeccomp() : undefined;
+    if (program) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-seccomp-'));
+      const file = path.join(dir, 'filter.bpf');
+      writeFileSync(file, program, { mode: 0o600 });
+      filter = { fd: openSync(file, 'r'), dir };
+    }
+    const argv = bwrapArgs({ rules, cwd: input.cwd, socketDir: bridges?.socketDir, disableUserns: avail.disableUserns, command, args, ...(filter ? { seccompFd: 3 } : {}) });
+    const opened = filter;
+    return {
+      command: avail.bwrap,
+      args: argv,
+      env,
+      sandboxed: true,
+      extraFds: opened ? [opened.fd] : [],
+      dispose: () => {
+        bridges?.close();
+        if (opened) closeFilter(opened);
+      },
+    };
   } catch (err) {
     bridges?.close();
+    if (filter) closeFilter(filter);
     throw err;
   }
+}
+
+function closeFilter(f: { fd: number; dir: string }): void {
+  try {
+    closeSync(f.fd);
+  } catch {}
+  rmSync(f.dir, { recursive: true, force: true });
 }
 
 function prepareSeatbelt(input: SandboxLaunchInput, sandboxExec: string, home: string, hostPorts: number[], allowHosts: string[] | undefined): SandboxedCommand {
@@ -137,6 +172,7 @@ function prepareSeatbelt(input: SandboxLaunchInput, sandboxExec: string, home: s
     args: ['-p', profile, input.command, ...input.args],
     env,
     sandboxed: true,
+    extraFds: [],
     dispose: () => {
       proxy?.close();
       rmSync(tmpDir, { recursive: true, force: true });

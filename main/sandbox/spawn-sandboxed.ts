@@ -22,6 +22,8 @@ export interface SpawnSandboxedInput {
   searchPath: string;
   internalRead?: string[];
   log?: (line: string) => void;
+  /** False for a pty (node-pty cannot pass extra fds): no seccomp filter then. */
+  canPassFds?: boolean;
 }
 
 /** Restarting cannot make bubblewrap appear or a grant valid: the supervisor fails at once. */
@@ -30,7 +32,7 @@ export function isPermanentSandboxError(err: unknown): boolean {
 }
 
 export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): SandboxedRun {
-  if (spec.mode === 'off') return { command: input.command, args: input.args, env: input.env, sandboxed: false, dispose: () => {} };
+  if (spec.mode === 'off') return { command: input.command, args: input.args, env: input.env, sandboxed: false, extraFds: [], dispose: () => {} };
   if (!input.dataDir) throw new SandboxConfigError('sandbox: the spawn path did not say where Gatehouse\'s data directory is, so it cannot be hidden');
   // A write grant that does not exist yet is a folder the profile wants (docs/sandbox.md).
   for (const w of spec.write) if (!existsSync(w)) mkdirSync(w, { recursive: true });
@@ -49,6 +51,7 @@ export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): S
     nodePath,
     // What running the command needs even where $HOME is hidden: Gatehouse's own files (bundled
     // servers, the forwarder), the command's and node's install prefix (nvm, ~/.local), its cwd.
+    canPassFds: input.canPassFds,
     internalRead: [...(input.internalRead ?? []), appRoot(), installPrefix(input.command), installPrefix(nodePath), ...interpreterPrefixes(input.command, input.searchPath), input.cwd],
     log: input.log,
   });

@@ -366,7 +366,7 @@ export class ManagedServer extends EventEmitter<Events> {
     const child = spawn(boxed.command, boxed.args, {
       cwd,
       env: boxed.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', ...boxed.extraFds],
       // Own process group (setsid): shutdown and the reaper signal -pgid, reaching grandchildren.
       detached: process.platform !== 'win32',
       windowsHide: true,

@@ -116,9 +116,14 @@ describe('a sandboxed stdio server (strict, the default)', () => {
       s.on('data', (d) => { resolve('data ' + d); s.destroy(); });
       s.on('error', (e) => resolve('error ' + e.code));
     })`;
-    expect(await run(launch, connect('127.0.0.1', port))).toBe('"error ECONNREFUSED"');
-    expect(await run(launch, connect('10.255.255.1', 80))).toMatch(/"error (ENETUNREACH|EHOSTUNREACH)"/);
-    // Only its own loopback exists: the interface list is lo alone.
+    // Not even a socket: the seccomp filter refuses AF_INET and AF_INET6 (EACCES) before any connect.
+    expect(await run(launch, connect('127.0.0.1', port))).toBe('"error EACCES"');
+    expect(await run(launch, connect('10.255.255.1', 80))).toBe('"error EACCES"');
+    expect(await run(launch, connect('::1', port))).toBe('"error EACCES"');
+    const listenOn = (target: string) => `return await new Promise((r) => { const s = net.createServer(); s.on('error', (e) => r('error ' + e.code)); s.listen(${target}, () => { s.close(); r('listening'); }); })`;
+    expect(await run(launch, listenOn(`0, '127.0.0.1'`))).toBe('"error EACCES"');
+    // Unix sockets (which runtimes use internally) still work; and its namespace has only lo.
+    expect(await run(launch, listenOn(`'/tmp/own.sock'`))).toBe('"listening"');
     expect(JSON.parse(await run(launch, `return Object.keys(os.networkInterfaces())`))).toEqual(['lo']);
   });
 
