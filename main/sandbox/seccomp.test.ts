@@ -10,8 +10,10 @@ function runFilter(prog: Buffer, data: { nr: number; arch: number; arg0?: number
     const jt = prog.readUInt8(pc * 8 + 2);
     const jf = prog.readUInt8(pc * 8 + 3);
     const k = prog.readUInt32LE(pc * 8 + 4);
-    if (code === 0x20) acc = word(k), pc++;
-    else if (code === 0x15) pc += 1 + (acc === k ? jt : jf);
+    if (code === 0x20) {
+      acc = word(k);
+      pc++;
+    } else if (code === 0x15) pc += 1 + (acc === k ? jt : jf);
     else if (code === 0x35) pc += 1 + (acc >>> 0 >= k ? jt : jf);
     else if (code === 0x06) return k;
     else throw new Error(`unexpected opcode ${code}`);
