@@ -14,8 +14,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const entries = {
   cli: 'main/cli/index.ts',
   'tools-server': 'main/tools/server.ts',
-  // Runs inside the OS sandbox in front of a command that needs forwarded ports (main/sandbox/).
-  'sandbox-init': 'main/sandbox/sandbox-init.ts',
 };
 
 const entryPoints = Object.fromEntries(
@@ -31,6 +29,17 @@ await build({
   // gateway does not pay for the web shell, the UI API or the pty backend.
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+
+// The in-sandbox forwarder (main/sandbox/sandbox-init.ts) runs inside the OS sandbox, on a plain
+// node, from an unpacked file in a packaged app: one self-contained file, no shared chunks.
+await build({
+  ...hostBundleOptions,
+  absWorkingDir: root,
+  entryPoints: { 'sandbox-init': 'main/sandbox/sandbox-init.ts' },
+  outdir: 'out',
   sourcemap: 'linked',
   logLevel: 'warning',
 });

@@ -40,7 +40,7 @@ describe.skipIf(!AS_ROOT)('the sandbox for an unprivileged user (nobody)', () =>
       // Unconfined, nobody reads the canary: the sandbox is what stops it below.
       expect(asNobody(['cat', canary])).toBe('NOBODY-CANARY');
       const out = JSON.parse(asNobody([process.execPath, bundle, JSON.stringify({ workspace: ws, dataDir: data, home, canary, outside })])) as Record<string, unknown>;
-      expect(out).toMatchObject({ uid: 65534, canary: 'ERR ENOENT', writeWorkspace: 'wrote', capEff: '0000000000000000' });
+      expect(out).toMatchObject({ uid: 65534, canary: 'ERR ENOENT', writeWorkspace: 'wrote', capEff: '0000000000000000', seccomp: '2' });
       expect(out.writeOutside).toMatch(/^ERR (EROFS|EACCES)/);
       expect(out.procs as number).toBeLessThan(5);
       expect(readFileSync(path.join(ws, 'in.txt'), 'utf8')).toBe('x');
