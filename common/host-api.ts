@@ -88,6 +88,8 @@ export const LaunchSummarySchema = z.object({
   profile: z.string(),
   profileFile: z.string(),
   workspace: z.string(),
+  /** Where the workspace came from: the profile's `workspace:`, or a default (its folder, the current directory). */
+  workspaceSource: z.enum(['profile', 'profile-folder', 'cwd']).optional(),
   startedAt: z.number(),
   toolSurface: ToolSurfaceSchema,
   servers: z.array(ServerStatusSchema),
@@ -161,6 +163,9 @@ export const ElicitationContentSchema = z.record(
   z.union([z.string().max(MAX_SAMPLING_REPLY_CHARS), z.number(), z.boolean(), z.array(z.string().max(MAX_SAMPLING_REPLY_CHARS)).max(1000)]),
 );
 export const ApprovalAnswerContentSchema = z.union([SamplingReplySchema, ElicitationContentSchema]);
+
+/** A one-line inbox notice (main/approvals/inbox-notices.ts): e.g. what the approvals relay refused. */
+export const InboxNoticeSchema = z.object({ key: z.string(), text: z.string(), count: z.number().int().nonnegative(), at: z.number() });
 
 export const PendingApprovalSchema = z.object({
   id: z.string(),
@@ -248,6 +253,9 @@ export const ClientConfigSchema = z.object({
   /** Where the user puts it (file path or command). */
   where: z.string(),
   format: z.enum(['json', 'toml', 'shell']),
+  transport: z.enum(['http', 'stdio']),
+  /** The `gatehouse connect` command line that prints (or, with --write, writes) this same text. */
+  command: z.string(),
   /** The text to paste; the token appears only as an environment variable reference. */
   text: z.string(),
   notes: z.array(z.string()),
@@ -303,6 +311,7 @@ export const commands = {
       stderr: z.array(StderrLineSchema),
       stderrStats: BufferStatsSchema,
       approvals: z.array(PendingApprovalSchema),
+      approvalNotices: z.array(InboxNoticeSchema).optional(),
       terminals: z.array(TerminalSummarySchema).optional(),
     }),
   },
@@ -366,8 +375,13 @@ export const commands = {
       .strict(),
     output: z.object({ messages: z.array(z.record(z.string(), z.unknown())), decisions: z.array(z.record(z.string(), z.unknown())) }),
   },
+  /** A FIAM v0.2 YAML model of a launch (docs/fiam.md); `observed` adds what the audit store saw. */
+  'model:export': {
+    input: z.object({ launchId: z.string().min(1), observed: z.boolean().optional() }).strict(),
+    output: z.object({ fileName: z.string(), yaml: z.string() }),
+  },
   /** Ready-to-paste configurations pointing agents at a launch's gateway. */
-  'connect:configs': { input: LaunchRef, output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
+  'connect:configs': { input: LaunchRef.extend({ transport: z.enum(['http', 'stdio']).optional() }).strict(), output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
   /** Reveal the gateway token for copying (never sent with any event, only on this explicit ask). */
   'connect:token': { input: LaunchRef, output: z.object({ token: z.string() }) },
   /** Terminals (issue 6): agents and shells in a pty, wired to the launch's gateway. */
@@ -412,6 +426,8 @@ export const events = {
   'stderr:batch': z.object({ lines: z.array(StderrLineSchema), dropped: z.number() }),
   'approval:requested': z.object({ request: PendingApprovalSchema }),
   'approval:resolved': z.object({ request: PendingApprovalSchema, outcome: ApprovalOutcomeSchema }),
+  /** A notice line was added or its count grew (never a card: nothing to answer). */
+  'approval:notice': z.object({ notice: InboxNoticeSchema }),
   'decision:made': DecisionEventSchema,
   /** Terminal output, batched by the host (≈16 ms); acknowledge with `terminals:ack`. */
   'terminal:data': z.object({ id: z.string(), data: z.string() }),

@@ -7,11 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { compilePolicy } from './policy/engine';
 import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
+import { nativeLoadProblem } from './native/abi-mismatch';
 import { DEFAULT_RETENTION } from './audit/retention';
 import type { PruneOptions } from './audit/types';
 import { loadProfileFile } from './profiles/loader';
 import { resolveProfile } from './profiles/resolve';
-import { defaultProfileDirs, findProfile } from './profiles/registry';
+import { defaultProfileDirs, findProfile, isProfilePath } from './profiles/registry';
 import type { ResolvedProfile, ToolSurface } from './profiles/types';
 import { EnvSecretProvider, type SecretProvider } from './secrets/provider';
 import { StderrBus, TrafficTap } from './protocol/traffic-tap';
@@ -103,6 +104,8 @@ export class Host extends EventEmitter<HostEvents> {
   readonly broker: ApprovalBroker;
   readonly dataDir: string;
   readonly audit: AuditStore | undefined;
+  /** Why the audit store is off although it was asked for (a native-module mismatch), if it is. */
+  auditOff: string | undefined;
   readonly launches = new Map<string, Launch>();
   readonly terminals: TerminalManager;
   /** The environment the host resolves profiles and folders against (process.env unless given). */
@@ -118,7 +121,9 @@ export class Host extends EventEmitter<HostEvents> {
     this.dataDir = opts.dataDir ?? defaultDataDir(this.env);
     this.secrets = opts.secrets ?? new EnvSecretProvider(this.env);
     if (opts.audit !== false) {
-      this.audit = openAuditStore({ dataDir: this.dataDir, retention: retentionFromEnv(this.env) });
+      this.audit = this.openAudit();
+    }
+    if (this.audit) {
       const writer = this.audit.writer;
       // The audit writer drains the buses in batches; the protocol path never waits for it.
       this.unsubscribe.push(this.tap.subscribe((batch) => writer.trafficBatch(batch)));
@@ -130,6 +135,22 @@ export class Host extends EventEmitter<HostEvents> {
       hostEnv: this.env,
       searchPath: () => resolveSearchPath({ env: this.env, extraDirs: [path.join(appRoot(), 'node_modules', '.bin')] }),
     });
+  }
+
+  /**
+   * The audit store, or undefined (with one warning on stderr, kept in `auditOff`) when
+   * better-sqlite3 cannot load in this Node: the gateway keeps serving without the trail.
+   */
+  private openAudit(): AuditStore | undefined {
+    try {
+      return openAuditStore({ dataDir: this.dataDir, retention: retentionFromEnv(this.env) });
+    } catch (err) {
+      const problem = nativeLoadProblem(err, 'better-sqlite3', 'the audit store is off');
+      if (!problem) throw err;
+      this.auditOff = problem;
+      process.stderr.write(`gatehouse: ${problem}\n`);
+      return undefined;
+    }
   }
 
   /** Open a terminal for a launch: its profile's agent (or an override), wired to the gateway. */
@@ -146,7 +167,9 @@ export class Host extends EventEmitter<HostEvents> {
   resolve(ref: string): ResolvedProfile {
     const file = findProfile(ref, defaultProfileDirs(this.env));
     const loaded = loadProfileFile(file);
-    return resolveProfile(loaded, { dataDir: this.dataDir, env: this.env, secrets: this.secrets });
+    // No `workspace:`: `--profile FILE` means "from where I am", a profile by name its own folder.
+    const defaultWorkspace = isProfilePath(ref) ? 'cwd' : 'profile-folder';
+    return resolveProfile(loaded, { dataDir: this.dataDir, env: this.env, secrets: this.secrets, defaultWorkspace });
   }
 
   /** Launch a profile: resolve it fully first (nothing starts half-way), then start its servers. */

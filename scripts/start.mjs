@@ -1,18 +1,24 @@
 // `npm start`: the desktop app with the demo profile ready to launch (ARCHITECTURE.md).
 //
 // 1. Builds when out/ is missing or older than the sources (offline: esbuild and Vite only).
-// 2. Starts Electron when it can. It cannot when the binary was never downloaded (CI and
-//    offline installs set ELECTRON_SKIP_BINARY_DOWNLOAD), when the Electron shell is not built,
-//    or on Linux without a display; then it says which, and runs the headless shell
-//    (`gatehouse serve --port 0`) instead, which prints the 127.0.0.1 login URL to open.
+// 2. Starts Electron when it can. `npm install` does not download the Electron binary (electron
+//    45 fetches it lazily; CI and offline installs skip it): when it is the only thing missing,
+//    it is downloaded here, with progress (scripts/install-electron.mjs), and the window opens.
+//    Offline, that is said in one line and the headless shell runs instead. Electron also cannot
+//    start when its shell is not built or on Linux without a display; then it says which, and
+//    runs the headless shell (`gatehouse serve --port 0`). Its one-time login URL is shown only
+//    where the person alone can read it (main/web/login-code-sink.ts): opened in the system
+//    browser when there is a display (`--open`), printed when stderr is a terminal, else kept in
+//    a 0600 file of the data dir that `gatehouse serve --print-login-url` shows on a terminal.
 //
 // The demo is listed, not launched: one click on Launch starts its servers, so nothing runs
 // before a person asks for it. `npm start -- --profile demo` launches it at start instead.
 // `npm start -- --headless` skips Electron on purpose. Other arguments go to `gatehouse serve`.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { electronBinary, installElectron } from './install-electron.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -66,18 +72,18 @@ function electronProblem() {
   if (!existsSync(entry)) reasons.push('the Electron shell is not built in this checkout (no out/electron/main.cjs)');
   // Not require('electron'): its index.js downloads the binary when it is missing.
   const pkg = path.join(root, 'node_modules', 'electron');
-  const pathFile = path.join(pkg, 'path.txt');
-  const binary = existsSync(pathFile) ? path.join(pkg, 'dist', readFileSync(pathFile, 'utf8').trim()) : undefined;
+  const binary = electronBinary();
+  let missingBinary = false;
   if (!existsSync(pkg)) reasons.push('the electron package is not installed');
-  else if (!binary || !existsSync(binary)) {
-    reasons.push(
-      'the Electron binary is not installed (electron’s postinstall download was skipped, e.g. ELECTRON_SKIP_BINARY_DOWNLOAD=1 or offline; `npx install-electron` fetches it when online)',
-    );
-  }
+  else if (!binary) missingBinary = true;
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     reasons.push('there is no display (DISPLAY and WAYLAND_DISPLAY are unset)');
   }
-  return reasons.length > 0 ? { reason: reasons.join('; ') } : { binary, entry };
+  if (reasons.length > 0) {
+    if (missingBinary) reasons.push('the Electron binary is not installed (`npx install-electron` fetches it)');
+    return { reason: reasons.join('; ') };
+  }
+  return missingBinary ? { missingBinary, entry } : { binary, entry };
 }
 
 function run(command, argv) {
@@ -94,8 +100,18 @@ function run(command, argv) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGINT' ? 130 : 1)));
 }
 
-buildIfStale();
+// GATEHOUSE_NO_BUILD=1: use out/ as it is (a test that must not rebuild under other tests).
+if (process.env.GATEHOUSE_NO_BUILD !== '1') buildIfStale();
 const electron = electronProblem();
+if (electron.missingBinary) {
+  // Everything else is there: fetch the binary now, once, rather than fall back every time.
+  const installed = await installElectron((line) => say(line));
+  if (installed.ok) electron.binary = installed.binary;
+  else {
+    say(`offline: Electron could not be downloaded (${installed.reason}); serving the app headless instead, at the login URL below (npm start again when online installs it)`);
+    electron.quiet = true;
+  }
+}
 if (electron.binary) {
   say('starting the desktop app (Electron)');
   // Chromium refuses to run as root with its sandbox on Linux; say so rather than fail.
@@ -103,7 +119,11 @@ if (electron.binary) {
   if (rootArgs.length > 0) say('running as root: Chromium sandbox off (--no-sandbox)');
   run(electron.binary, [electron.entry, ...rootArgs, ...serveArgs]);
 } else {
-  say(`not starting Electron: ${electron.reason}`);
-  say('running the headless shell instead: open the login URL below in a browser');
-  run(process.execPath, [path.join(root, 'out', 'cli.mjs'), 'serve', '--port', '0', ...serveArgs]);
+  const display = process.platform === 'darwin' || process.platform === 'win32' || !!process.env.DISPLAY || !!process.env.WAYLAND_DISPLAY;
+  const open = display && !serveArgs.includes('--open') ? ['--open'] : [];
+  if (!electron.quiet) {
+    say(`not starting Electron: ${electron.reason}`);
+    say(`running the headless shell instead${open.length > 0 ? ' (opening it in your browser)' : process.stderr.isTTY ? ': open the login URL below in a browser' : ''}`);
+  }
+  run(process.execPath, [path.join(root, 'out', 'cli.mjs'), 'serve', '--port', '0', ...open, ...serveArgs]);
 }

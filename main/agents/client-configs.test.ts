@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { detectFormat, importConfigText, type ImportFormat } from '../profiles/importers/index';
@@ -65,7 +66,8 @@ describe.each(CLIENTS)('%s', (client) => {
     parsed(cfg.text, cfg.format);
     const r = importConfigText(cfg.text, { fileName: cfg.where });
     expect(r.profile.servers).toEqual({
-      [ENTRY_NAME]: { command: '/opt/gatehouse/bin/gatehouse', args: ['gateway', '--profile', base().profileFile, '--quiet'] },
+      // Codex does not pass the user's environment: the data dir travels in the args.
+      [ENTRY_NAME]: { command: '/opt/gatehouse/bin/gatehouse', args: ['gateway', '--profile', base().profileFile, '--quiet', ...(client === 'codex' ? ['--data-dir', expect.any(String)] : [])] },
     });
     expect(r.warnings).toEqual([]);
   });
@@ -107,15 +109,32 @@ describe('mergeClientConfig', () => {
     expect(merged).toEqual({ theme: 'Dracula', mcpServers: { git: { command: 'uvx', args: ['mcp-server-git'] }, gatehouse: cfg.entry } });
   });
 
-  it('merges VS Code inputs by id and notes lost comments', () => {
+  it('merges VS Code inputs by id, keeping comments and layout', () => {
     const cfg = clientConfig('vscode', { ...base(), url: URL });
     const existing = `{\n  // mine\n  "inputs": [{"type": "promptString", "id": "other", "password": true}, {"id": "gatehouse-token", "type": "promptString"}],\n  "servers": {"x": {"command": "x"}},\n}\n`;
     const { text, notes } = mergeClientConfig(cfg, existing);
-    const merged = JSON.parse(text);
-    expect(merged.inputs.map((i: { id: string }) => i.id)).toEqual(['other', 'gatehouse-token']);
-    expect(merged.inputs[1].password).toBe(true);
+    const merged = parseJsonc(text) as { inputs: { id: string; password?: boolean }[]; servers: Record<string, unknown> };
+    expect(merged.inputs.map((i) => i.id)).toEqual(['other', 'gatehouse-token']);
+    expect(merged.inputs[1]!.password).toBe(true);
     expect(Object.keys(merged.servers)).toEqual(['x', 'gatehouse']);
-    expect(notes).toEqual([expect.stringMatching(/comments .* are not kept/)]);
+    expect(text).toContain('  // mine\n');
+    // The other input is untouched on its line (jsonc-parser only reformats what it inserts into).
+    expect(text).toContain('"inputs": [{"type": "promptString", "id": "other", "password": true}, {');
+    expect(notes).toEqual([]);
+  });
+
+  it('VS Code back to stdio: the token input it added goes, the user\'s stay', () => {
+    const http = mergeClientConfig(clientConfig('vscode', { ...base(), url: URL }), '{\n\t"inputs": [{ "id": "other", "type": "promptString" }],\n\t"servers": {}\n}\n').text;
+    expect(http).toContain('gatehouse-token');
+    const stdio = mergeClientConfig(clientConfig('vscode', { ...base(), url: URL, transport: 'stdio' }), http).text;
+    const doc = parseJsonc(stdio) as { inputs: { id: string }[]; servers: { gatehouse: { type: string } } };
+    expect(doc.inputs.map((i) => i.id)).toEqual(['other']);
+    expect(doc.servers.gatehouse.type).toBe('stdio');
+    expect(stdio).not.toContain('gatehouse-token');
+    expect(stdio).toMatch(/^\t"servers"/m); // tabs stay tabs
+    // With no other inputs, the key itself goes.
+    const alone = mergeClientConfig(clientConfig('vscode', { ...base(), url: URL, transport: 'stdio' }), clientConfig('vscode', { ...base(), url: URL }).text).text;
+    expect(parseJsonc(alone)).not.toHaveProperty('inputs');
   });
 
   it('edits TOML as text: comments and other tables survive, our old table is replaced', () => {

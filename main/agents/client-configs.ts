@@ -19,11 +19,15 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-import { appRoot } from '../paths';
-import { isObject, parseJsonc } from '../profiles/importers/common';
+import { appRoot, dataDir as defaultDataDir } from '../paths';
+import { isObject } from '../profiles/importers/common';
+import { editJsonc, JsoncMergeError, valueAt, type JsoncChange } from './jsonc-merge';
 
 export const CLIENTS = ['claude-code', 'codex', 'gemini', 'vscode', 'cursor', 'claude-desktop'] as const;
 export type ClientId = (typeof CLIENTS)[number];
+
+/** How the VS Code token prompt Gatehouse adds begins (so it can be removed when no longer used). */
+const GATEHOUSE_INPUT_DESCRIPTION = 'Gatehouse gateway token';
 
 /** The entry name Gatehouse owns in every client's configuration. */
 export const ENTRY_NAME = 'gatehouse';
@@ -46,8 +50,17 @@ export const CLIENT_INFO: Record<ClientId, ClientInfo> = {
   'claude-desktop': { label: 'Claude Desktop', http: false, stdio: true, format: 'json', container: 'mcpServers' },
 };
 
+/** Clients that start stdio servers without the user's environment (Codex passes a fixed allowlist). */
+const NO_ENV_CLIENTS: ReadonlySet<ClientId> = new Set(['codex']);
+
+export type ConnectTransport = 'http' | 'stdio';
+
 export interface ClientConfigOptions {
   profileName: string;
+  /** http or stdio; default http when a URL is known and the client speaks it, else stdio. */
+  transport?: ConnectTransport;
+  /** Gatehouse's data directory, for clients that do not pass GATEHOUSE_DATA_DIR (default: this one's). */
+  dataDir?: string;
   /** The profile file; made absolute (the client starts the gateway from its own directory). */
   profileFile: string;
   /** The running gateway's Streamable HTTP endpoint (`http://127.0.0.1:PORT/mcp`). */
@@ -79,6 +92,8 @@ export interface ClientConfig {
   entry: Record<string, unknown>;
   /** VS Code only: `inputs` the entry refers to. */
   inputs?: Array<Record<string, unknown>>;
+  /** The `gatehouse connect` command line that prints this same configuration. */
+  command: string;
 }
 
 /** The client has no stdio support and no URL was given: the gateway must be running first. */
@@ -124,7 +139,11 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
   if (!info) throw new Error(`unknown client '${client}' (expected ${CLIENTS.join(', ')})`);
   const tokenEnv = opts.tokenEnv ?? 'GATEHOUSE_TOKEN';
   const profileFile = path.resolve(opts.profileFile);
-  const useHttp = opts.url !== undefined && info.http;
+  if (opts.transport === 'http' && !info.http) throw new Error(`${info.label} starts its servers itself over stdio; it cannot connect over HTTP`);
+  if (opts.transport === 'http' && opts.url === undefined) {
+    throw new GatewayUrlRequired(`the HTTP form needs the running gateway's URL: pass --url (\`gatehouse launch --profile ${opts.profileName}\` and the window's Connect view show it)`);
+  }
+  const useHttp = opts.transport === 'stdio' ? false : opts.url !== undefined && info.http;
   if (!useHttp && !info.stdio) {
     throw new GatewayUrlRequired(
       `${info.label} connects over HTTP only: start the gateway first (\`gatehouse launch --profile ${opts.profileName}\` prints its URL) and pass --url`,
@@ -159,7 +178,7 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
         break;
       case 'vscode':
         entry = { type: 'http', url, headers: { Authorization: bearer.vscode } };
-        inputs = [{ type: 'promptString', id: inputId(tokenEnv), description: `Gatehouse gateway token (${tokenEnv})`, password: true }];
+        inputs = [{ type: 'promptString', id: inputId(tokenEnv), description: `${GATEHOUSE_INPUT_DESCRIPTION} (${tokenEnv})`, password: true }];
         notes.push('VS Code asks for the token once (input "' + inputId(tokenEnv) + '") and keeps it in its secret storage.');
         break;
       default:
@@ -174,6 +193,15 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
   } else {
     const command = opts.gatehouseCommand ?? defaultGatehouseCommand();
     const args = ['gateway', '--profile', profileFile, '--quiet'];
+    if (NO_ENV_CLIENTS.has(client)) {
+      // GATEHOUSE_DATA_DIR in the user's shell never reaches the gateway Codex starts: name the
+      // data dir in the args, so the gateway finds the same audit store and approvals socket.
+      const dir = path.resolve(opts.dataDir ?? defaultDataDir(opts.env ?? process.env));
+      args.push('--data-dir', dir);
+      notes.push(
+        `${info.label} starts stdio servers with a fixed set of environment variables (PATH, HOME…), not your shell's: the data directory is passed as --data-dir ${dir}; variables the profile reads with \${env:…} must be listed under [mcp_servers.${ENTRY_NAME}.env].`,
+      );
+    }
     entry = client === 'vscode' || client === 'claude-code' ? { type: 'stdio', command, args } : { command, args };
     notes.push(`${info.label} starts \`gatehouse gateway\` itself (stdio); no token is needed.`);
     notes.push(
@@ -187,7 +215,15 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
   notes.push(`Restart ${info.label} (or reload its MCP servers) after changing ${path.basename(where)}.`);
 
   const text = info.format === 'toml' ? tomlText(entry, opts.profileName) : jsonText(info.container, entry, inputs);
-  return { client, label: info.label, where, format: info.format, transport: useHttp ? 'http' : 'stdio', text, notes, container: info.container, entry, inputs };
+  const transport: ConnectTransport = useHttp ? 'http' : 'stdio';
+  const command = ['gatehouse', 'connect', '--profile', profileFile, '--client', client, '--transport', transport, ...(useHttp ? ['--url', opts.url!] : []), ...(opts.tokenEnv && useHttp ? ['--token-env', tokenEnv] : [])]
+    .map(shellWord)
+    .join(' ');
+  return { client, label: info.label, where, format: info.format, transport, text, notes, container: info.container, entry, inputs, command };
+}
+
+function shellWord(w: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
 }
 
 function jsonText(container: string, entry: Record<string, unknown>, inputs?: ClientConfig['inputs']): string {
@@ -224,7 +260,7 @@ export interface MergeResult {
 
 /**
  * `existing` with Gatehouse's entry added or replaced, every other entry and setting kept.
- * JSON files are re-serialised (2-space indent; comments do not survive, and the diff shows it);
+ * JSON/JSONC files are edited in place with jsonc-parser (comments, order, indentation survive);
  * TOML files are edited as text so comments and layout survive, then checked by parsing.
  */
 export function mergeClientConfig(cfg: ClientConfig, existing: string | undefined): MergeResult {
@@ -233,31 +269,45 @@ export function mergeClientConfig(cfg: ClientConfig, existing: string | undefine
 }
 
 function mergeJson(cfg: ClientConfig, existing: string): MergeResult {
-  let root: unknown;
+  const where = cfg.where;
   try {
-    root = parseJsonc(existing, cfg.where);
+    const servers = valueAt(existing, where, [cfg.container]);
+    if (servers && servers.type !== 'object') throw new MergeError(`cannot merge into ${where}: \`${cfg.container}\` is not an object`);
+    const inputsNode = valueAt(existing, where, ['inputs']);
+    if (inputsNode && inputsNode.type !== 'array') throw new MergeError(`cannot merge into ${where}: \`inputs\` is not an array`);
+    const current = (inputsNode?.value as unknown[] | undefined) ?? [];
+    let text = editJsonc(existing, where, [{ path: [cfg.container, ENTRY_NAME], value: cfg.entry }]);
+    if (cfg.inputs) {
+      // Ours replace inputs of the same id in place; new ones go at the end.
+      const changes: JsoncChange[] = [];
+      let length = current.length;
+      for (const input of cfg.inputs) {
+        const at = current.findIndex((x) => isObject(x) && x.id === input.id);
+        if (at >= 0) changes.push({ path: ['inputs', at], value: input });
+        else if (!inputsNode) changes.push({ path: ['inputs'], value: [input] });
+        else changes.push({ path: ['inputs', length++], value: input, insert: true });
+      }
+      text = editJsonc(text, where, changes);
+    } else if (cfg.client === 'vscode' && inputsNode) {
+      // Back to stdio: the token prompt we added is not used any more, unless something else refers to it.
+      const unused = current
+        .map((x, i) => ({ x, i }))
+        .filter(({ x }) => isGatehouseInput(x) && !text.includes(`\${input:${String((x as { id: unknown }).id)}}`))
+        .map(({ i }) => i);
+      if (unused.length === current.length) text = editJsonc(text, where, [{ path: ['inputs'], value: undefined }]);
+      else if (unused.length > 0) text = editJsonc(text, where, unused.reverse().map((i) => ({ path: ['inputs', i], value: undefined })));
+    }
+    return { text: text.endsWith('\n') ? text : `${text}\n`, notes: [] };
   } catch (err) {
-    throw new MergeError(`cannot merge into ${cfg.where}: ${(err as Error).message}`);
+    if (err instanceof MergeError) throw err;
+    if (err instanceof JsoncMergeError) throw new MergeError(err.message);
+    throw err;
   }
-  if (!isObject(root)) throw new MergeError(`cannot merge into ${cfg.where}: expected a JSON object at the top level`);
-  const servers = root[cfg.container] ?? {};
-  if (!isObject(servers)) throw new MergeError(`cannot merge into ${cfg.where}: \`${cfg.container}\` is not an object`);
-  root[cfg.container] = { ...servers, [ENTRY_NAME]: cfg.entry };
-  if (cfg.inputs) {
-    const current = root.inputs ?? [];
-    if (!Array.isArray(current)) throw new MergeError(`cannot merge into ${cfg.where}: \`inputs\` is not an array`);
-    const ids = new Set(cfg.inputs.map((i) => i.id));
-    // Ours replace inputs of the same id; the rest keep their order. `inputs` stays first, as VS Code writes it.
-    const merged = [...current.filter((i) => !(isObject(i) && ids.has(i.id))), ...cfg.inputs];
-    const { inputs: _old, ...rest } = root;
-    root = { inputs: merged, ...rest };
-  }
-  const notes = /\/\/|\/\*/.test(stripJsonStrings(existing)) ? [`the comments in ${cfg.where} are not kept (the backup has them)`] : [];
-  return { text: `${JSON.stringify(root, null, 2)}\n`, notes };
 }
 
-function stripJsonStrings(text: string): string {
-  return text.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+/** An `inputs` entry Gatehouse wrote: the gateway token prompt. */
+function isGatehouseInput(x: unknown): boolean {
+  return isObject(x) && typeof x.description === 'string' && x.description.startsWith(GATEHOUSE_INPUT_DESCRIPTION);
 }
 
 const TOML_HEADER = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/;

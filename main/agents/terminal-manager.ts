@@ -11,6 +11,7 @@ import { sandboxAgent } from './sandboxed-agent';
 import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import type { SandboxSummary } from '../sandbox/types';
 import { nodePtyBackend, type PtyBackend } from './pty-backend';
+import { nativeLoadProblem } from '../native/abi-mismatch';
 import { TerminalSession, type TerminalInfo } from './terminal-session';
 
 export interface TokenIssuer {
@@ -59,7 +60,14 @@ export class TerminalManager extends EventEmitter<Events> {
   private backend: PtyBackend | undefined;
 
   constructor(
-    private readonly opts: { dataDir: string; searchPath: () => Promise<string>; hostEnv: NodeJS.ProcessEnv; backend?: PtyBackend },
+    private readonly opts: {
+      dataDir: string;
+      searchPath: () => Promise<string>;
+      hostEnv: NodeJS.ProcessEnv;
+      backend?: PtyBackend;
+      /** Loads the pty backend on first use (default node-pty); a test seam for a module that cannot load. */
+      loadBackend?: () => PtyBackend;
+    },
   ) {
     super();
     this.backend = opts.backend;
@@ -99,7 +107,15 @@ export class TerminalManager extends EventEmitter<Events> {
       cleanup();
       return { unavailable: prepared.reason, install: prepared.install };
     }
-    this.backend ??= nodePtyBackend();
+    try {
+      this.backend ??= (this.opts.loadBackend ?? nodePtyBackend)();
+    } catch (err) {
+      // node-pty built for another Node (or Electron): terminals are off, the rest keeps working.
+      const problem = nativeLoadProblem(err, 'node-pty', 'terminals are unavailable');
+      if (!problem) throw err;
+      cleanup();
+      return { unavailable: problem, install: process.versions.electron ? 'npx electron-builder install-app-deps' : 'npm rebuild node-pty' };
+    }
     let session: TerminalSession;
     let boxed: SandboxedRun | undefined;
     let summary: SandboxSummary;

@@ -13,7 +13,7 @@
 //  - Cursor: `mcp.json` `mcpServers.<name>.url` with `${env:VAR}` in headers.
 //  - Claude Desktop: launches its servers itself over stdio, so it runs `gatehouse gateway`.
 import type { CommandOutput } from '../../common/host-api';
-import { CLIENTS, clientConfig } from '../agents/client-configs';
+import { CLIENTS, CLIENT_INFO, clientConfig, type ConnectTransport } from '../agents/client-configs';
 
 export const TOKEN_ENV = 'GATEHOUSE_TOKEN';
 
@@ -25,6 +25,10 @@ export interface ConnectTarget {
   profileFile: string;
   /** Where the `gatehouse` command lives; default the package's bin/gatehouse. */
   gatehouseBin?: string;
+  /** The host's data directory (for clients that do not pass GATEHOUSE_DATA_DIR to a stdio gateway). */
+  dataDir?: string;
+  /** The form asked for; default http where a URL is known and the client speaks it. */
+  transport?: ConnectTransport;
 }
 
 /**
@@ -35,11 +39,15 @@ export function buildClientConfigs(target: ConnectTarget): CommandOutput<'connec
   const exportNote = `Set ${TOKEN_ENV} in the environment the client starts from (Copy token), e.g. export ${TOKEN_ENV}=…`;
   const portNote = 'The gateway port is chosen at launch: after relaunching the profile, copy the configuration again.';
   const configs = CLIENTS.map((client) => {
+    // The same function and the same choice as `gatehouse connect` (cfg.command is that command line).
+    const transport = target.transport === 'http' && (!target.url || !CLIENT_INFO[client].http) ? 'stdio' : target.transport;
     const cfg = clientConfig(client, {
       profileName: target.profileName,
       profileFile: target.profileFile,
       url: target.url,
       tokenEnv: TOKEN_ENV,
+      ...(transport ? { transport } : {}),
+      ...(target.dataDir ? { dataDir: target.dataDir } : {}),
       ...(target.gatehouseBin ? { gatehouseCommand: target.gatehouseBin } : {}),
     });
     const notes = [...cfg.notes];
@@ -47,7 +55,7 @@ export function buildClientConfigs(target: ConnectTarget): CommandOutput<'connec
       if (client !== 'vscode') notes.unshift(exportNote);
       notes.push(portNote);
     }
-    return { client, label: cfg.label, where: cfg.where, format: cfg.format, text: cfg.text, notes };
+    return { client, label: cfg.label, where: cfg.where, format: cfg.format, transport: cfg.transport, command: cfg.command, text: cfg.text, notes };
   });
   const out: CommandOutput<'connect:configs'> = { tokenEnv: TOKEN_ENV, configs };
   if (target.url) out.url = target.url;

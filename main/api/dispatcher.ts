@@ -15,6 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { detectFormat, importFile, ImportError } from '../profiles/importers';
 import { appRoot, userProfilesDir } from '../paths';
+import { exportModel } from '../model/export-model';
+import { DEFAULT_BATCH_INTERVAL_MS } from '../protocol/bounded-bus';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import {
@@ -129,6 +131,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       stderr: host.stderrBus.snapshot({ limit: input.stderrLimit ?? opts.defaultStderrReplay ?? DEFAULT_STDERR_REPLAY }),
       stderrStats: host.stderrBus.stats(),
       approvals: host.broker.pending().map(pendingApproval),
+      approvalNotices: host.broker.notices.list(),
       terminals: host.terminals.list().map(terminalSummary),
     }),
 
@@ -179,7 +182,9 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     'tools:list': (input) => {
       const launch = launchOf(input.launchId);
       const surface = launch.gateway.currentSurface();
-      const status = new Map(launch.gateway.capabilitiesReport().tools.map((t) => [t.name, t.status]));
+      // The window is where approvals are answered, so it shows what the policy says even while
+      // no approver is attached yet (a held server still shows as unavailable).
+      const status = new Map(launch.gateway.capabilitiesReport().tool_states.map((t) => [t.name, t.reason_code === 'no_approver' ? t.policy_status : t.status]));
       return surface.tools.map((t) => {
         const out: CommandOutput<'tools:list'>[number] = {
           name: t.advertised[0] ?? toAdvertised(t.canonical),
@@ -246,9 +251,24 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       };
     },
 
+    'model:export': async (input) => {
+      const launch = launchOf(input.launchId);
+      // The audit writer drains the traffic tap in batches every DEFAULT_BATCH_INTERVAL_MS (25 ms):
+      // two intervals let a call answered just before the click reach the store it reads.
+      if (input.observed) await new Promise((r) => setTimeout(r, 2 * DEFAULT_BATCH_INTERVAL_MS));
+      const { fileName, yaml } = exportModel(launch, { observed: input.observed ?? false, audit: host.audit });
+      return { fileName, yaml };
+    },
+
     'connect:configs': (input) => {
       const launch = launchOf(input.launchId);
-      return buildClientConfigs({ url: launch.endpoint?.url, profileName: launch.profile.name, profileFile: launch.profile.file });
+      return buildClientConfigs({
+        url: launch.endpoint?.url,
+        profileName: launch.profile.name,
+        profileFile: launch.profile.file,
+        dataDir: host.dataDir,
+        ...(input.transport ? { transport: input.transport } : {}),
+      });
     },
 
     'connect:token': (input) => {
@@ -425,6 +445,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     host.on('server-status', onStatus);
     host.on('decision', onDecision);
     host.on('approval', onApproval);
+    disposers.push(host.broker.notices.onChange((notice) => broadcast('approval:notice', { notice: { ...notice } })));
     // While a window is open, APPROVAL waits for a person instead of failing closed. When the
     // last window leaves, requests already pending keep waiting until their timeout, so a
     // window that reloads can still answer them (ApprovalBroker.attachApprover).

@@ -49,6 +49,7 @@ export function launchSummary(launch: Launch): LaunchSummary {
     profile: launch.profile.name,
     profileFile: launch.profile.file,
     workspace: launch.profile.workspace,
+    workspaceSource: launch.profile.workspaceSource,
     startedAt: launch.startedAt,
     toolSurface: launch.gateway.surfaceKind,
     servers: launch.statuses().map(serverStatus),

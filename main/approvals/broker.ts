@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { actionFingerprint } from '../policy/fingerprint';
 import type { ToolAnnotations } from '../policy/types';
+import { InboxNotices } from './inbox-notices';
 import { acceptAnswer, questionChoice, type QuestionKind } from './questions';
 
 export type ApprovalKind = 'tool' | 'sampling' | 'elicitation';
@@ -136,6 +137,8 @@ export interface ApprovalBrokerOptions {
 }
 
 export class ApprovalBroker {
+  /** One-line inbox notices beside the cards (e.g. what the approvals relay refused). */
+  readonly notices = new InboxNotices();
   private readonly queue = new Map<string, Entry>(); // insertion order = request order
   private readonly grants = new Map<string, Grants>(); // grant scope → grants
   private readonly listeners = new Set<(e: ApprovalEvent) => void>();
@@ -340,6 +343,14 @@ export class ApprovalBroker {
     return () => {
       if (this.attached.delete(token)) this.approversChanged();
     };
+  }
+
+  /**
+   * Why an APPROVAL could not be answered right now (it would be denied at once), or undefined
+   * when someone can answer. The capabilities report shows such tools as `unavailable`.
+   */
+  approvalUnavailable(): string | undefined {
+    return this.attached.size === 0 ? this.noApproverReason : undefined;
   }
 
   /** Called with the number of attached approvers whenever one attaches or detaches. */

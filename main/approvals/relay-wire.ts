@@ -4,7 +4,10 @@
 // Newline-delimited JSON over a Unix domain socket `<dataDir>/approvals.sock` (a named pipe on
 // Windows), one connection per gateway process, every line validated with zod on both sides.
 //
-//   gateway → window   {type:'hello', pid, profile, version}            first, exactly once
+//   gateway → window   {type:'hello', pid, profile, version}            first, exactly once; `pid`
+//                                                                       is informational and ignored:
+//                                                                       the window reads the peer's pid
+//                                                                       from the socket (SO_PEERCRED)
 //                      {type:'request', id, request, timeoutMs}         an APPROVAL to ask about
 //                      {type:'ask', id, request, timeoutMs}             a server's question (sampling,
 //                                                                       elicitation) for a person
@@ -30,9 +33,34 @@ import type { ApprovalOutcome, ApprovalRequest, AskRequest, AskResult } from './
 export const RELAY_PROTOCOL_VERSION = '1';
 /** A longer line closes the connection (it cannot be a legitimate message). */
 export const RELAY_MAX_LINE_BYTES = 1024 * 1024;
-/** Requests one connection may have waiting; more are denied at once. */
-export const RELAY_MAX_PENDING = 64;
+/**
+ * What the window holds for remote gateways (relay-server.ts): waiting requests and questions,
+ * and the bytes of their lines, per connection and in all. Chosen so that a person never faces
+ * more cards than they can read (16 per gateway; a real gateway waits on one per agent call in
+ * flight) and the window's memory for them stays a few MiB whatever the peers send.
+ */
+export interface RelayLimits {
+  perConnectionPending: number;
+  perConnectionBytes: number;
+  totalPending: number;
+  totalBytes: number;
+  maxConnections: number;
+}
+export const RELAY_LIMITS: RelayLimits = {
+  perConnectionPending: 16,
+  perConnectionBytes: 1024 * 1024,
+  totalPending: 64,
+  totalBytes: 4 * 1024 * 1024,
+  maxConnections: 32,
+};
+/** Kept for older callers: the per-connection count. */
+export const RELAY_MAX_PENDING = RELAY_LIMITS.perConnectionPending;
 export const RELAY_QUEUE_FULL_REASON = 'relay queue full';
+
+/** The reason a refused request's call is denied with. */
+export function relayLimitReason(limit: string): string {
+  return `${RELAY_QUEUE_FULL_REASON}: the Gatehouse window refused this request (limit ${limit}); retry when earlier approvals are answered`;
+}
 
 const id = z.string().min(1).max(128);
 const shortText = z.string().max(1024);

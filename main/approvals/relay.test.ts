@@ -9,7 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApprovalBroker, type ApprovalEvent, type ApprovalRequest, type AskRequest } from './broker';
 import { startApprovalRelay, type ApprovalRelay } from './relay-server';
-import { ClientMessageSchema, LineSplitter, RELAY_MAX_PENDING, RELAY_QUEUE_FULL_REASON, relaySocketPath, ServerMessageSchema } from './relay-wire';
+import { ClientMessageSchema, LineSplitter, RELAY_LIMITS, relayLimitReason, relaySocketPath, ServerMessageSchema } from './relay-wire';
+
+const RELAY_MAX_PENDING = RELAY_LIMITS.perConnectionPending;
+/** Every peer in these tests is this process: the kernel says so, whatever hello claims. */
+const ME = `gateway:${process.pid}`;
 import { RELAY_BAD_ANSWER_REASON, RELAY_LOST_REASON, RELAY_NO_APPROVER_REASON, RELAY_NO_QUESTIONS_REASON, RelayClient, RelayingApprovalBroker } from './relaying-broker';
 
 const posix = process.platform !== 'win32';
@@ -204,7 +208,8 @@ describe.runIf(posix)('approvals relay', () => {
     expect(await p.hello(777)).toEqual({ type: 'welcome', approvers: 1, questions: true });
     p.send({ type: 'request', id: 'r1', request: REQ, timeoutMs: 10_000 });
     const pending = await waitUntil(() => broker.pending()[0], 'the pending request');
-    expect(pending).toMatchObject({ session: 'gateway:777', tool: 'fs.write', agentSession: 'agent-1', args: REQ.args, kind: 'tool' });
+    // hello said 777 (a forgery): the card carries the pid the kernel reports for the socket.
+    expect(pending).toMatchObject({ session: ME, tool: 'fs.write', agentSession: 'agent-1', args: REQ.args, kind: 'tool' });
     broker.answer(pending.id, { choice: 'allow_once', by: 'ui' });
     expect((await p.outcome('r1')).outcome).toEqual({ approved: true, how: 'once', by: 'ui', reason: 'allowed once by ui' });
   });
@@ -223,14 +228,90 @@ describe.runIf(posix)('approvals relay', () => {
     const p = peer();
     await p.hello();
     for (let i = 0; i <= RELAY_MAX_PENDING; i++) p.send({ type: 'request', id: `r${i}`, request: { ...REQ, args: { i } }, timeoutMs: 10_000 });
-    expect((await p.outcome(`r${RELAY_MAX_PENDING}`)).outcome).toEqual({ approved: false, how: 'denied', reason: RELAY_QUEUE_FULL_REASON });
+    const limit = `${RELAY_MAX_PENDING} pending per gateway`;
+    expect((await p.outcome(`r${RELAY_MAX_PENDING}`)).outcome).toEqual({ approved: false, how: 'denied', reason: relayLimitReason(limit) });
     expect(broker.pending()).toHaveLength(RELAY_MAX_PENDING);
+    // Refused ones are one notice line, not cards.
+    expect(broker.notices.list()).toEqual([expect.objectContaining({ count: 1, text: `refused 1 request from gateway pid ${process.pid}: limit ${limit}` })]);
     // A second gateway has its own budget.
     const q = peer();
     await q.hello(5);
     q.send({ type: 'request', id: 'x', request: REQ, timeoutMs: 10_000 });
     await waitUntil(() => broker.pending().length === RELAY_MAX_PENDING + 1, 'the other connection queued');
-    expect(broker.pending().at(-1)!.session).toBe('gateway:5');
+    expect(broker.pending().at(-1)!.session).toBe(`${ME}#2`);
+  });
+
+  it('refuses by bytes and in all: 1 MiB per connection, 64 and 4 MiB across connections; one notice per peer', async () => {
+    broker.attachApprover({ name: 'ui' });
+    const big = 'x'.repeat(200 * 1024);
+    const conns = Array.from({ length: 8 }, () => peer());
+    for (const c of conns) await c.hello();
+    // 8 × 8 requests of ~200 KiB: 5 fit a connection's 1 MiB, 20 fit the 4 MiB in all.
+    for (const [n, c] of conns.entries()) for (let i = 0; i < 8; i++) c.send({ type: 'request', id: `c${n}-${i}`, request: { ...REQ, args: { big } }, timeoutMs: 10_000 });
+    const outcomes = await waitUntil(() => {
+      const got = conns.flatMap((c) => c.messages.filter((m) => m.type === 'outcome'));
+      return got.length + broker.pending().length === 64 ? got : undefined;
+    }, 'every request answered or queued');
+    const pending = broker.pending();
+    expect(pending.length).toBeLessThanOrEqual(RELAY_LIMITS.totalBytes / (200 * 1024));
+    expect(pending.length).toBeGreaterThan(0);
+    for (const c of conns) expect(c.messages.filter((m) => m.type === 'outcome').length).toBeGreaterThanOrEqual(8 - 5);
+    for (const o of outcomes) expect((o.outcome as { reason: string }).reason).toMatch(/^relay queue full: .*limit (1 MiB pending per gateway|4 MiB pending in all)/);
+    const notices = broker.notices.list();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.count).toBe(outcomes.length);
+    expect(notices[0]!.text).toMatch(new RegExp(`^refused ${outcomes.length} requests from gateway pid ${process.pid}: limit `));
+    // Answering frees budget: a small request fits again.
+    for (const r of pending) broker.answer(r.id, { choice: 'deny', by: 'ui' });
+    await waitUntil(() => broker.pending().length === 0, 'all answered');
+    conns[0]!.send({ type: 'request', id: 'after', request: REQ, timeoutMs: 10_000 });
+    await waitUntil(() => broker.pending().length === 1, 'accepted again after the budget came back');
+  });
+
+  it('counts the pending cap in all (64) across connections', async () => {
+    broker.attachApprover({ name: 'ui' });
+    const conns = Array.from({ length: 5 }, () => peer());
+    for (const c of conns) await c.hello();
+    for (const [n, c] of conns.entries()) for (let i = 0; i < 16; i++) c.send({ type: 'request', id: `c${n}-${i}`, request: { ...REQ, args: { i } }, timeoutMs: 10_000 });
+    await waitUntil(() => conns.flatMap((c) => c.messages.filter((m) => m.type === 'outcome')).length === 16, '16 refused');
+    expect(broker.pending()).toHaveLength(RELAY_LIMITS.totalPending);
+    expect(broker.notices.list()[0]!.text).toBe(`refused 16 requests from gateway pid ${process.pid}: limit 64 pending in all`);
+  });
+
+  it('refuses a peer of another uid before it says anything', async () => {
+    await relay.close();
+    const logs: string[] = [];
+    const uid = (process.getuid?.() ?? 0) + 1;
+    relay = await startApprovalRelay({ broker, dataDir }, { log: (l) => logs.push(l), peerCredentials: () => ({ verified: true, pid: 31337, uid, gid: uid }) });
+    const p = peer();
+    p.send({ type: 'hello', pid: 1, profile: 'p', version: '1' });
+    await waitUntil(() => p.closed, 'closed');
+    expect(p.messages).toEqual([]);
+    expect(logs.join('\n')).toContain(`refused a connection from uid ${uid} (pid 31337)`);
+  });
+
+  it('without peer credentials the card says "unverified", never the pid the peer declared', async () => {
+    await relay.close();
+    relay = await startApprovalRelay({ broker, dataDir }, { peerCredentials: () => ({ verified: false, reason: 'addon not built' }) });
+    broker.attachApprover({ name: 'ui' });
+    const p = peer();
+    await p.hello(4242);
+    p.send({ type: 'request', id: 'r1', request: REQ, timeoutMs: 10_000 });
+    const pending = await waitUntil(() => broker.pending()[0], 'pending');
+    expect(pending.session).toBe('gateway:unverified');
+    expect(JSON.stringify(pending)).not.toContain('4242');
+  });
+
+  it('reads the real credentials from the socket (the addon is built)', async () => {
+    const { peerCredentials } = await import('./peer-credentials');
+    const server = net.createServer();
+    const sock = path.join(dir, 'pc.sock');
+    await new Promise<void>((r) => server.listen(sock, r));
+    const got = new Promise<ReturnType<typeof peerCredentials>>((resolve) => server.once('connection', (s) => resolve(peerCredentials(s))));
+    const client = net.connect(sock);
+    expect(await got).toEqual({ verified: true, pid: process.pid, uid: process.getuid!(), gid: process.getgid!() });
+    client.destroy();
+    server.close();
   });
 
   it('closes the connection on a malformed line, a request before hello, or an endless line', async () => {
@@ -276,7 +357,7 @@ describe.runIf(posix)('approvals relay', () => {
     await waitUntil(() => broker.pending().length === 0, 'cancelled on disconnect');
     expect(events.filter((e) => e.type === 'resolved').at(-1)).toMatchObject({ outcome: { how: 'cancelled' } });
     // The tool grant was scoped to that connection and went with it.
-    expect(broker.grantFor({ ...REQ, session: 'gateway:99' })).toBeUndefined();
+    expect(broker.grantFor({ ...REQ, session: ME })).toBeUndefined();
   });
 
   describe('questions (ask)', () => {
@@ -288,7 +369,7 @@ describe.runIf(posix)('approvals relay', () => {
       await p.hello(321);
       p.send({ type: 'ask', id: 'q1', request: ASK, timeoutMs: 10_000 });
       const pending = await waitUntil(() => broker.pending()[0], 'the question');
-      expect(pending).toMatchObject({ session: 'gateway:321', kind: 'elicitation', tool: 'elicitation/create', question: FORM, triggerTool: ASK.triggerTool });
+      expect(pending).toMatchObject({ session: ME, kind: 'elicitation', tool: 'elicitation/create', question: FORM, triggerTool: ASK.triggerTool });
       // The window's own validator: a bad answer is refused and the question keeps waiting.
       expect(broker.answer(pending.id, { choice: 'accept', by: 'ui', content: { age: 3 } })).toBe(false);
       expect(broker.answer(pending.id, { choice: 'accept', by: 'ui', content: { name: 'Ada', age: 36 } })).toBe(true);
@@ -335,7 +416,7 @@ describe.runIf(posix)('approvals relay', () => {
       await p.hello();
       for (let i = 0; i < RELAY_MAX_PENDING; i++) p.send({ type: 'request', id: `r${i}`, request: { ...REQ, args: { i } }, timeoutMs: 10_000 });
       p.send({ type: 'ask', id: 'q', request: ASK, timeoutMs: 10_000 });
-      expect((await answerOf(p, 'q')).result).toEqual({ answered: false, how: 'declined', reason: RELAY_QUEUE_FULL_REASON });
+      expect((await answerOf(p, 'q')).result).toEqual({ answered: false, how: 'declined', reason: relayLimitReason(`${RELAY_MAX_PENDING} pending per gateway`) });
       expect(broker.pending().filter((r) => r.kind === 'elicitation')).toEqual([]);
     });
 
@@ -373,7 +454,7 @@ describe.runIf(posix)('approvals relay', () => {
     expect(broker.get(pending.id)).toBeDefined();
     expect(events.filter((e) => e.type === 'resolved' && e.outcome.approved)).toEqual([]);
     // Claiming the same pid never shares the victim's grant scope.
-    expect(broker.pending()[0]!.session).toBe('gateway:1');
+    expect(broker.pending()[0]!.session).toBe(ME);
     broker.answer(pending.id, { choice: 'deny', by: 'ui' });
     expect((await victim.outcome('v1')).outcome).toMatchObject({ approved: false, how: 'denied' });
   });

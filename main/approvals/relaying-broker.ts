@@ -291,6 +291,10 @@ export class RelayingApprovalBroker extends ApprovalBroker {
     return this.relay.canForward() ? 'relay' : 'none';
   }
 
+  override approvalUnavailable(): string | undefined {
+    return this.route() === 'none' ? RELAY_NO_APPROVER_REASON : undefined;
+  }
+
   override request(req: ApprovalRequest, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ApprovalOutcome> {
     // Local approver, an earlier grant, a cancelled call or no window: exactly as before.
     if (this.route() !== 'relay' || opts.signal?.aborted || this.grantFor(req)) return super.request(req, opts);

@@ -1,9 +1,10 @@
 // `gatehouse connect --profile P --client C [--url URL] [--write [--yes]]`: prints the
 // configuration that points an MCP client at the gateway for a profile; with --write, shows the
 // change to the client's own file as a unified diff and writes it after confirmation, keeping
-// the previous file as FILE.bak. Exit codes: 0 ok, 1 failure or declined, 2 usage error.
+// the previous file as a backup (FILE.bak is the first and is never replaced; later ones are
+// FILE.bak.2, …). Exit codes: 0 ok, 1 failure or declined, 2 usage error.
 // The configuration (or the diff) goes to stdout; notes and the question go to stderr.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -16,15 +17,21 @@ import {
   unifiedDiff,
   type ClientId,
 } from '../agents/client-configs';
+import { backUp } from '../agents/config-backup';
 import { loadProfileFile, ProfileError } from '../profiles/loader';
-import { findProfile } from '../profiles/registry';
+import { findProfile, isProfilePath } from '../profiles/registry';
 
 const USAGE = `usage: gatehouse connect --profile NAME|FILE --client ${CLIENTS.join('|')}
-                         [--url http://127.0.0.1:PORT/mcp] [--token-env NAME] [--write [--yes]]
+                         [--transport http|stdio] [--url http://127.0.0.1:PORT/mcp] [--token-env NAME]
+                         [--data-dir DIR] [--write [--yes]]
   Prints the configuration that points the client at Gatehouse's gateway for the profile:
   the HTTP endpoint (with --url) where the client supports it, else \`gatehouse gateway\` over stdio.
-  --write   show the change to the client's configuration file and write it (asks first;
-            --yes for scripts). Other entries are kept; the old file is kept as FILE.bak.`;
+  The window's Connect view shows the same text for the same choice.
+  --transport  http (needs --url) or stdio; default http when --url is given and the client speaks it
+  --data-dir   the data directory a stdio gateway uses (written into the args for clients that do
+               not pass the environment, such as Codex); default GATEHOUSE_DATA_DIR or the usual one
+  --write      show the change to the client's configuration file and write it (asks first;
+               --yes for scripts). Comments and other entries are kept; FILE.bak keeps the original.`;
 
 export async function run(argv: string[]): Promise<number> {
   let values;
@@ -36,6 +43,8 @@ export async function run(argv: string[]): Promise<number> {
         client: { type: 'string', short: 'c' },
         url: { type: 'string' },
         'token-env': { type: 'string' },
+        transport: { type: 'string' },
+        'data-dir': { type: 'string' },
         write: { type: 'boolean' },
         yes: { type: 'boolean', short: 'y' },
         help: { type: 'boolean', short: 'h' },
@@ -57,11 +66,13 @@ export async function run(argv: string[]): Promise<number> {
   const tokenEnv = values['token-env'];
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) return usage(`--token-env must be an environment variable name, got '${tokenEnv}'`);
   if (values.yes && !values.write) return usage('--yes only makes sense with --write');
+  const transport = values.transport;
+  if (transport !== undefined && transport !== 'http' && transport !== 'stdio') return usage(`--transport must be http or stdio, got '${transport}'`);
 
   let profile;
   try {
     const ref = values.profile;
-    const file = ref.includes('/') || /\.ya?ml$/i.test(ref) ? ref : findProfile(ref);
+    const file = isProfilePath(ref) ? ref : findProfile(ref);
     profile = loadProfileFile(file);
   } catch (err) {
     process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse connect: ${(err as Error).message}`}\n`);
@@ -70,9 +81,9 @@ export async function run(argv: string[]): Promise<number> {
 
   let cfg;
   try {
-    cfg = clientConfig(client, { profileName: profile.name, profileFile: profile.absFile, url: values.url, tokenEnv });
+    cfg = clientConfig(client, { profileName: profile.name, profileFile: profile.absFile, url: values.url, tokenEnv, transport, dataDir: values['data-dir'] });
   } catch (err) {
-    if (err instanceof GatewayUrlRequired) {
+    if (err instanceof GatewayUrlRequired || (err instanceof Error && /cannot connect over HTTP/.test(err.message))) {
       process.stderr.write(`gatehouse connect: ${err.message}\n`);
       return 1;
     }
@@ -107,15 +118,16 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write('nothing written\n');
     return 1;
   }
+  let backup: string | undefined;
   try {
     mkdirSync(path.dirname(target), { recursive: true });
-    if (existed) copyFileSync(target, `${target}.bak`);
+    backup = existed ? backUp(target) : undefined;
     writeFileSync(target, merged.text);
   } catch (err) {
     process.stderr.write(`gatehouse connect: cannot write ${target}: ${(err as Error).message}\n`);
     return 1;
   }
-  process.stderr.write(`wrote ${target}${existed ? ` (the previous version is ${target}.bak)` : ''}\n`);
+  process.stderr.write(`wrote ${target}${backup ? ` (the previous version is ${backup})` : ''}\n`);
   return 0;
 }
 

@@ -1,6 +1,12 @@
 // `gatehouse gateway --profile P`: a governed MCP server over stdio (or `--http PORT`) for
 // hosts that launch servers themselves. stdout carries protocol bytes only; banner and logs
 // go to stderr; --quiet silences them.
+//
+// Approvals go to the Gatehouse window through its relay unless `--approver tty` asks for the
+// terminal. A terminal client (Claude Code, Gemini CLI) spawns us with stdio pipes inside ITS
+// terminal: /dev/tty is the client's screen and keyboard, so reading it would swallow the
+// person's keystrokes and let a key typed for the client approve a call. Without the flag we
+// never open /dev/tty at all.
 import { Host } from '../host';
 import { parseArgs } from 'node:util';
 import { HELP, parseCommandArgs, parsePort, parseSurface, resolveForCommand, usageError, UsageExit } from './args';
@@ -12,7 +18,14 @@ import { RelayClient, RelayingApprovalBroker } from '../approvals/relaying-broke
 import { relaySocketPath } from '../approvals/relay-wire';
 
 const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--tool-surface friendly|canonical|both]
-                         [--data-dir DIR] [--no-audit] [--quiet]`;
+                         [--approver window|tty|none] [--data-dir DIR] [--no-audit] [--quiet]
+  --approver window  (default) ask in the Gatehouse window of this data dir, through its
+                     approvals relay; with no window, calls that need approval are denied
+  --approver tty     ask on this process's controlling terminal (/dev/tty): only when the
+                     gateway has a terminal of its own, never under a terminal client
+  --approver none    deny every call that needs approval`;
+
+const APPROVERS = ['window', 'tty', 'none'] as const;
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs('gateway', USAGE, () =>
@@ -26,6 +39,7 @@ export async function run(argv: string[]): Promise<number> {
         'tool-surface': { type: 'string' },
         'data-dir': { type: 'string' },
         'no-audit': { type: 'boolean' },
+        approver: { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
       },
     }).values,
@@ -36,6 +50,10 @@ export async function run(argv: string[]): Promise<number> {
   if (surface instanceof UsageExit) return surface.code;
   const httpPort = args.http === undefined ? undefined : parsePort('gateway', 'http', args.http);
   if (httpPort instanceof UsageExit) return httpPort.code;
+  const approver = args.approver ?? 'window';
+  if (!(APPROVERS as readonly string[]).includes(approver)) {
+    return usageError('gateway', USAGE, `--approver: expected one of ${APPROVERS.join(', ')}, got '${approver}'`).code;
+  }
   const quiet = !!args.quiet;
   const log = (line: string) => {
     if (!quiet) process.stderr.write(`${line}\n`);
@@ -51,16 +69,22 @@ export async function run(argv: string[]): Promise<number> {
   const profile = await resolveForCommand(host, 'gateway', args.profile);
   if (profile instanceof UsageExit) return profile.code;
   host.on('server-status', (_l, s) => log(formatStatus(s)));
-  // Approvals: a terminal we can ask on (never stdin/stdout, which carry protocol); else the
+  // Approvals (never stdin/stdout, which carry protocol): the terminal only when asked; else the
   // Gatehouse window of this data dir, through its approvals relay (reconnecting, since the
   // window may start later); else APPROVAL fails closed with a reason that says how to fix it.
-  const tty = openControllingTty();
-  if (tty) attachTtyApprover(host.broker, { input: tty.input, output: tty.output });
-  else {
+  if (approver === 'tty') {
+    const tty = openControllingTty();
+    if (!tty) {
+      process.stderr.write('gatehouse gateway: --approver tty: this process has no controlling terminal (/dev/tty cannot be opened); use --approver window\n');
+      await host.shutdown('no terminal');
+      return 2;
+    }
+    attachTtyApprover(host.broker, { input: tty.input, output: tty.output });
+  } else if (approver === 'window') {
     relay.start();
     await relay.ready();
   }
-  log(`gatehouse gateway: profile '${profile.name}', ${approvalsRoute(broker, socketPath)}`);
+  log(`gatehouse gateway: profile '${profile.name}', ${approver === 'none' ? 'no approver (--approver none): calls that need approval are denied' : approvalsRoute(broker, socketPath)}`);
 
   const launch = await host.launch(profile, {
     toolSurface: surface,

@@ -16,6 +16,7 @@ const commands: Record<string, Command> = {
   serve: { summary: 'serve [--port N] [--profile P]   the app in a browser on 127.0.0.1 (headless shell)', load: () => import('./serve-command') },
   connect: { summary: 'connect --profile P --client C [--url URL] [--write]   point an MCP client at the gateway', load: () => import('./connect-command') },
   tools: { summary: 'tools spec --profile P [--server S]   write MCP_TOOL_SPECIFICATION.md', load: () => import('./tools-command') },
+  model: { summary: 'model export --profile P [--observed] [-o FILE]   a FIAM v0.2 model of the workspace', load: () => import('./model-command') },
 };
 
 function usage(): string {

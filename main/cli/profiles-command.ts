@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { dataDir } from '../paths';
 import { profileJsonSchemaText } from '../profiles/json-schema';
 import { loadProfileFile, ProfileError } from '../profiles/loader';
-import { findProfile, listProfiles, type ProfileEntry } from '../profiles/registry';
+import { findProfile, isProfilePath, listProfiles, type ProfileEntry } from '../profiles/registry';
 import { resolveProfile } from '../profiles/resolve';
 
 const USAGE = `usage:
@@ -124,9 +124,11 @@ function validate(args: string[]): number {
   for (const ref of positionals) {
     try {
       // A bare name is looked up like --profile; a path is used as given so messages show it.
-      const file = ref.includes('/') || /\.ya?ml$/i.test(ref) ? ref : findProfile(ref);
+      const byPath = isProfilePath(ref);
+      const file = byPath ? ref : findProfile(ref);
       const loaded = loadProfileFile(file);
-      if (values.resolve) resolveProfile(loaded, { dataDir: dataDir() });
+      // The same default workspace a launch would use (host.ts resolve).
+      if (values.resolve) resolveProfile(loaded, { dataDir: dataDir(), defaultWorkspace: byPath ? 'cwd' : 'profile-folder' });
       process.stdout.write(`ok  ${file}\n`);
     } catch (err) {
       failed++;

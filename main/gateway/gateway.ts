@@ -53,7 +53,7 @@ import type { Policy } from '../policy/engine';
 import type { ApprovalBroker, AskResult } from '../approvals/broker';
 import { SAMPLING_REJECTED_CODE, SAMPLING_REJECTED_MESSAGE } from '../approvals/questions';
 import { actionFingerprint } from '../policy/fingerprint';
-import { buildCapabilities } from '../policy/capabilities';
+import { buildCapabilities, type ToolHold } from '../policy/capabilities';
 import {
   CAPABILITIES_TOOL,
   advertisedTools,
@@ -576,18 +576,14 @@ export class Gateway extends EventEmitter<Events> {
       .filter((t) => t.canonical !== CAPABILITIES_TOOL)
       .map((t) => {
         const upstream = this.supervisor?.get(t.server);
-        const available = !!upstream?.client;
-        return {
-          canonical: t.canonical,
-          advertised: t.advertised,
-          server: t.server,
-          title: t.tool.title,
-          annotations: t.tool.annotations,
-          available,
-          unavailableReason: available ? undefined : this.unavailableReason(t.server, upstream),
-        };
+        const holds: ToolHold[] = [];
+        if (!upstream?.client) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
+        return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds };
       });
-    return buildCapabilities({ tools, policy: this.policy, policySpec: this.profile.policy });
+    const holds: ToolHold[] = [];
+    const noApprover = this.broker.approvalUnavailable();
+    if (noApprover !== undefined) holds.push({ code: 'no_approver', reason: noApprover });
+    return buildCapabilities({ tools, policy: this.policy, policySpec: this.profile.policy, holds });
   }
 
   /** Sets an upstream server's log level to the lowest any session asked for (none asked: nothing to set). */

@@ -15,6 +15,7 @@ import { transportObserver, type TrafficTap } from '../protocol/traffic-tap';
 import type { DecodedFault } from '../protocol/framing';
 import type { Redactor } from '../secrets/redactor';
 import type { Gateway } from './gateway';
+import { EXPLANATION_META_KEY } from '../tools/tool-kit';
 
 export interface StdioEndpointOptions {
   gateway: Gateway;
@@ -56,6 +57,23 @@ function textOf(result: CallToolResult): string {
     .join('\n');
 }
 
+/**
+ * The legacy envelope's `explanation` for a success: the built-in tools say exactly what they did
+ * (`_meta["gatehouse/explanation"]`, e.g. "Successfully read 65 characters from src/app/main.py
+ * using utf-8 encoding."); for another server's tool, what came back, by kind and size.
+ */
+export function successExplanation(canonical: string, result: CallToolResult): string {
+  const own = result._meta?.[EXPLANATION_META_KEY];
+  if (typeof own === 'string' && own.length > 0) return own;
+  const content = result.content ?? [];
+  const kinds = new Map<string, number>();
+  for (const c of content) kinds.set(c.type, (kinds.get(c.type) ?? 0) + 1);
+  const chars = textOf(result).length;
+  const parts = [...kinds].map(([kind, n]) => `${n} ${kind} item${n === 1 ? '' : 's'}${kind === 'text' ? ` (${chars} characters)` : ''}`);
+  if (result.structuredContent !== undefined) parts.push('structured content');
+  return `Successfully called ${canonical}: it returned ${parts.length ? parts.join(' and ') : 'an empty result'}.`;
+}
+
 /** Runs one legacy envelope through the gateway (same policy, approvals and audit as tools/call). */
 export async function callLegacyEnvelope(gateway: Gateway, envelope: LegacyEnvelope, agentSession: string): Promise<LegacyReply> {
   const name = envelope.tool_name;
@@ -68,7 +86,7 @@ export async function callLegacyEnvelope(gateway: Gateway, envelope: LegacyEnvel
         status: 'success',
         data: structured ?? { text: textOf(result), content: result.content },
         error: null,
-        explanation: `called ${canonical}`,
+        explanation: successExplanation(canonical, result),
       };
     }
     const text = textOf(result);

@@ -14,6 +14,10 @@ const dir = bundledProfilesDir();
 describe('workspace-profiles/', () => {
   it('profile.schema.json is what the zod schema generates now (run node scripts/gen-profile-schema.mjs)', () => {
     expect(fs.readFileSync(path.join(dir, PROFILE_SCHEMA_FILE), 'utf8')).toBe(profileJsonSchemaText());
+    // `workspace:` is optional (it defaults), and the schema an editor uses says so.
+    const schema = JSON.parse(profileJsonSchemaText()) as { required?: string[]; properties: { workspace: { description: string } } };
+    expect(schema.required ?? []).not.toContain('workspace');
+    expect(schema.properties.workspace.description).toMatch(/built-in tools .* must name it/);
   });
 
   it('the demo resolves offline with nothing but a data dir', () => {

@@ -120,7 +120,11 @@ describe('loadProfileFile: broken profiles say file:line:column and what was exp
   });
 
   it('a missing required key points at the parent map', () => {
-    expect(errorsOf(['# comment', 'name: demo', 'servers: {}'])).toEqual(['demo.yaml:2:1 workspace: missing, expected a string']);
+    expect(errorsOf(['# comment', 'name: demo', 'policy:', '  rules:', '    - match: "x.*"'])).toEqual(['demo.yaml:5:7 policy.rules[0].decision: expected one of allow, approve, deny, got undefined']);
+    // `workspace:` is optional (it defaults; profiles/resolve.ts): a profile of external servers needs none.
+    const file = path.join(dir, 'demo.yaml');
+    fs.writeFileSync(file, 'name: demo\nservers: {}\n');
+    expect(loadProfileFile(file).raw.workspace).toBeUndefined();
   });
 
   it('an empty value points at its key', () => {

@@ -47,7 +47,7 @@ export function loadProfileText(text: string, file: string): LoadedProfile {
     throw new ProfileError(source.syntaxErrors.map((e) => ({ file, ...e.pos, path: '', message: `YAML syntax error: ${e.message}` })));
   }
   if (source.data === undefined || source.data === null) {
-    throw new ProfileError([{ file, line: 1, column: 1, path: '', message: 'the profile is empty; expected a map with at least `workspace:`' }]);
+    throw new ProfileError([{ file, line: 1, column: 1, path: '', message: 'the profile is empty; expected a map with at least `servers:`' }]);
   }
 
   const result = ProfileSchema.safeParse(source.data, { error: profileErrorMap });

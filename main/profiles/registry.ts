@@ -55,12 +55,17 @@ export function listProfiles(dirs: string[] = defaultProfileDirs()): ProfileEntr
   return entries;
 }
 
+/** A `--profile` reference that names a file (a slash, or a .yaml/.yml ending) rather than a profile. */
+export function isProfilePath(ref: string): boolean {
+  return ref.includes('/') || ref.includes(path.sep) || PROFILE_FILE.test(ref);
+}
+
 /**
  * A `--profile` reference → absolute file path. A reference with a slash or a .yaml/.yml
  * ending is a path; anything else is a profile name looked up in `dirs` (later dirs win).
  */
 export function findProfile(ref: string, dirs: string[] = defaultProfileDirs()): string {
-  if (ref.includes('/') || ref.includes(path.sep) || PROFILE_FILE.test(ref)) {
+  if (isProfilePath(ref)) {
     const file = path.resolve(ref);
     if (!existsSync(file)) throw new Error(`profile file ${ref} does not exist`);
     return file;

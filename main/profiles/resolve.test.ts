@@ -253,3 +253,35 @@ describe('resolveProfile', () => {
     ).toThrow(ProfileError);
   });
 });
+
+describe('workspace: optional', () => {
+  const external = ['servers:', '  files:', '    command: mcp-server-filesystem', '    args: ["${workspace}"]'];
+
+  it("defaults to the profile file's folder (a bundled or user profile), and says so", () => {
+    const p = resolveLines(external);
+    expect(p.workspace).toBe(dir);
+    expect(p.workspaceSource).toBe('profile-folder');
+    expect((p.servers[0] as StdioServerSpec).args).toEqual([dir]);
+    expect((p.servers[0] as StdioServerSpec).cwd).toBe(dir);
+  });
+
+  it('defaults to the current directory for --profile FILE', () => {
+    const here = path.join(dir, 'ws');
+    const p = resolveLines(external, { defaultWorkspace: 'cwd', cwd: here });
+    expect(p.workspace).toBe(here);
+    expect(p.workspaceSource).toBe('cwd');
+  });
+
+  it('keeps an explicit one, marked as written', () => {
+    const p = resolveLines(['workspace: ./ws', ...external], { defaultWorkspace: 'cwd', cwd: os.tmpdir() });
+    expect(p.workspace).toBe(path.join(dir, 'ws'));
+    expect(p.workspaceSource).toBe('profile');
+  });
+
+  it('refuses a built-in tools server without one, naming the file and the line of the server', () => {
+    const errors = resolveErrors(['servers:', '  files:', '    command: mcp-server-filesystem', '  tools:', '    builtin: workspace-tools'], { defaultWorkspace: 'cwd', cwd: dir });
+    expect(errors).toEqual([
+      "demo.yaml:5:14 servers.tools.builtin: the built-in tools server 'tools' needs an explicit `workspace:` (the folder its tools are confined to); add e.g. `workspace: .` at the top of the profile",
+    ]);
+  });
+});

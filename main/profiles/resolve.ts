@@ -11,7 +11,7 @@ import type { LoadedProfile } from './loader';
 import { ProfileError, type ProfileIssue } from './profile-error';
 import type { SandboxRaw, ServerRaw } from './schema';
 import type { AgentSandboxSpec, SandboxNetwork, SandboxSpec } from '../sandbox/types';
-import type { AgentSpec, PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec } from './types';
+import type { AgentSpec, PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec, WorkspaceSource } from './types';
 
 /** Env/header names whose values are treated as secret even when written literally. */
 const SENSITIVE_NAME = /^(authorization|proxy-authorization|cookie)$|token|secret|passw(or)?d|api[-_]?key|credential/i;
@@ -23,6 +23,13 @@ export interface ResolveContext {
   env?: NodeJS.ProcessEnv;
   /** Where `${secret:…}` comes from; defaults to an EnvSecretProvider over `env`. */
   secrets?: SecretProvider;
+  /**
+   * The workspace of a profile without `workspace:`: the current directory for `--profile FILE`
+   * (the user points at a file from where they work), else the profile file's folder.
+   */
+  defaultWorkspace?: 'profile-folder' | 'cwd';
+  /** The current directory, for `defaultWorkspace: 'cwd'` (process.cwd() unless given). */
+  cwd?: string;
 }
 
 export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): ResolvedProfile {
@@ -45,7 +52,24 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     return r.value;
   };
 
-  const workspace = path.resolve(path.dirname(loaded.absFile), expand(['workspace'], raw.workspace, base));
+  const workspaceSource: WorkspaceSource = raw.workspace !== undefined ? 'profile' : (ctx.defaultWorkspace ?? 'profile-folder');
+  const workspace =
+    raw.workspace !== undefined
+      ? path.resolve(path.dirname(loaded.absFile), expand(['workspace'], raw.workspace, base))
+      : workspaceSource === 'cwd'
+        ? path.resolve(ctx.cwd ?? process.cwd())
+        : path.dirname(loaded.absFile);
+  if (raw.workspace === undefined) {
+    // The built-in tools are confined to the workspace: that folder is chosen on purpose, never
+    // by where a command happened to run.
+    for (const [id, s] of Object.entries(raw.servers)) {
+      if ('builtin' in s) {
+        issues.push(
+          loaded.issueAt(['servers', id, 'builtin'], `the built-in tools server '${id}' needs an explicit \`workspace:\` (the folder its tools are confined to); add e.g. \`workspace: .\` at the top of the profile`),
+        );
+      }
+    }
+  }
   if (issues.length === 0) {
     const st = statSync(workspace, { throwIfNoEntry: false });
     if (!st) issues.push(loaded.issueAt(['workspace'], `workspace folder ${workspace} does not exist`));
@@ -170,6 +194,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     ...(raw.description !== undefined ? { description: raw.description } : {}),
     file: loaded.absFile,
     workspace,
+    workspaceSource,
     dataDir,
     toolSurface: raw.tool_surface,
     servers,

@@ -200,7 +200,13 @@ export const ProfileSchema = z
       .optional()
       .describe("Defaults to the file's name without .yaml."),
     description: z.string().optional(),
-    workspace: z.string().min(1).describe('Workspace root, relative to this file. The built-in tools are confined to it.'),
+    workspace: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Workspace root, relative to this file. The built-in tools are confined to it, so a profile with a builtin server must name it. Default: this file's folder for a bundled or user profile, the current directory for `--profile FILE`.",
+      ),
     tool_surface: z.enum(['friendly', 'canonical', 'both']).default('friendly').describe('Which tool names the agent sees.'),
     servers: z
       .record(

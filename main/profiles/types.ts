@@ -108,6 +108,8 @@ export interface ResolvedProfile {
   file: string;
   /** Absolute workspace root. */
   workspace: string;
+  /** Where it came from: the profile's `workspace:`, or a default (its folder, the current directory). */
+  workspaceSource: WorkspaceSource;
   /** Absolute data directory (`${data}`). */
   dataDir: string;
   toolSurface: ToolSurface;
@@ -119,3 +121,6 @@ export interface ResolvedProfile {
   redactor: Redactor;
   agent?: AgentSpec;
 }
+
+/** `profile`: written in the profile; `profile-folder` / `cwd`: defaulted (see ResolveContext). */
+export type WorkspaceSource = 'profile' | 'profile-folder' | 'cwd';

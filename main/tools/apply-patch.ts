@@ -9,7 +9,7 @@ import { ToolError, isToolError } from './errors';
 import { displayPath, removeConfined, resolveConfined, stageWrite, writeConfined, type StagedWrite } from './confine';
 import { applyFilePatch, parseUnifiedDiff, type FilePatch } from './patch';
 import { readConfinedText } from './fs-read';
-import { defineTool, resultSchema, type ToolContext } from './tool-kit';
+import { defineTool, resultSchema, type ToolContext, plural } from './tool-kit';
 
 const errorTypes = ['PatchParseError', 'PatchConflictError', 'PathOutsideWorkspaceError', 'FileNotFoundError', 'NotAFileError', 'PermissionError', 'FileTooLargeError', 'DecodeError', 'InvalidArgumentError', 'InternalError'] as const;
 
@@ -104,6 +104,11 @@ export const applyPatchTool = defineTool({
     'All or nothing: every hunk is verified in memory before anything is written; writes go through verified temp files and renames, and a failure while committing restores the files already changed.',
     'Files are read within max_read_bytes and each result must fit max_write_bytes (server options).',
   ],
+  explain: (_args, r) => {
+    const files = r.files as { path: string; action: string; hunks_applied: number }[];
+    const hunks = files.reduce((n, f) => n + f.hunks_applied, 0);
+    return `Successfully applied ${plural(hunks, 'hunk')} to ${plural(files.length, 'file')}: ${files.map((f) => `${f.path} (${f.action})`).join(', ')}.`;
+  },
   async run(ctx, args) {
     const files = parseUnifiedDiff(args.patch);
     const plans = await planPatch(ctx, files);

@@ -4,13 +4,19 @@
 // (NUL, Windows drive and UNC forms), then resolved lexically (`..`), then the longest existing
 // prefix is realpath'd so symlinks are followed the way the kernel would. Checking is not enough:
 // a symlink can be swapped in between the check and the use, so reads open the checked real path
-// with O_NOFOLLOW and then verify what the descriptor actually points at, and writes go to a fresh
-// temp file (O_EXCL|O_NOFOLLOW) whose descriptor is verified the same way before it is renamed.
+// with O_NOFOLLOW and then verify what the descriptor actually points at. Writes and deletes on
+// Linux walk the path one directory descriptor at a time (./dir-fd.ts), so a component swapped
+// for a symlink after the check cannot redirect them; elsewhere they go to a fresh temp file
+// (O_EXCL|O_NOFOLLOW) whose descriptor is verified the same way before it is renamed.
+// Reads refuse a regular file with more than one hard link unless allowed: its other names may
+// lie outside the workspace, and no path check can see them.
 import { constants as C, promises as fsp, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ToolError, errnoCode, fsErrorToToolError } from './errors';
+import { dirFdAvailable, removeDirFd, stageWriteDirFd } from './dir-fd';
+import { isInside, outsideWorkspace } from './inside';
 
 export interface Workspace {
   /** The root as given (absolute). */
@@ -43,10 +49,7 @@ export async function openWorkspace(root: string): Promise<Workspace> {
   return { root: path.resolve(root), realRoot };
 }
 
-export function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
-}
+export { isInside };
 
 /** The workspace-relative spelling of a confined real path, with `/` separators. */
 export function displayPath(ws: Workspace, real: string): string {
@@ -54,9 +57,7 @@ export function displayPath(ws: Workspace, real: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
-function outside(input: string, reason: string, message: string): ToolError {
-  return new ToolError('PathOutsideWorkspaceError', message, { path_attempted: input, reason });
-}
+const outside = outsideWorkspace;
 
 /**
  * Refuses spellings that mean "somewhere else" on some platform, whatever platform we run on:
@@ -152,8 +153,13 @@ export interface OpenedFile {
   readonly stat: Stats;
 }
 
+export interface ReadOptions {
+  /** Read a regular file that has other hard links (off by default: they may lie outside). */
+  allowHardLinks?: boolean;
+}
+
 /** Opens a confined, existing regular file for reading, verified after open. */
-export async function openConfinedForRead(ws: Workspace, input: string, hooks?: ConfineHooks): Promise<OpenedFile> {
+export async function openConfinedForRead(ws: Workspace, input: string, hooks?: ConfineHooks, opts: ReadOptions = {}): Promise<OpenedFile> {
   const resolved = await resolveConfined(ws, input);
   if (!resolved.exists) {
     throw new ToolError('FileNotFoundError', `no such file: ${input}`, { path_attempted: input });
@@ -171,6 +177,13 @@ export async function openConfinedForRead(ws: Workspace, input: string, hooks?: 
     const stat = await handle.stat();
     if (!stat.isFile()) {
       throw new ToolError('NotAFileError', `not a regular file: ${input}`, { path_attempted: input, kind: stat.isDirectory() ? 'directory' : 'special' });
+    }
+    if (stat.nlink > 1 && !opts.allowHardLinks) {
+      throw outside(
+        input,
+        'hard_link',
+        `${input} has ${stat.nlink} hard links; its other names may lie outside the workspace, so it is not read (the tools option allow_hardlinked_reads: true allows it)`,
+      );
     }
     return { handle, real: resolved.real, stat };
   } catch (e) {
@@ -221,6 +234,20 @@ async function ensureParents(ws: Workspace, input: string, resolved: ResolvedPat
 /** Writes data to a verified temp file beside the target; commit() renames it into place. */
 export async function stageWrite(ws: Workspace, input: string, data: Uint8Array, opts: WriteOptions = {}): Promise<StagedWrite> {
   const resolved = await resolveConfined(ws, input);
+  if (await dirFdAvailable(ws)) {
+    const staged = await stageWriteDirFd(ws, input, resolved.real, data, { createParents: opts.createParents ?? false, overwrite: opts.overwrite ?? true });
+    let real = staged.real;
+    return {
+      get real() {
+        return real;
+      },
+      existed: staged.existed,
+      discard: staged.discard,
+      commit: async () => {
+        real = await staged.commit(opts.hooks?.afterCheck ? () => opts.hooks!.afterCheck!(staged.real) : undefined);
+      },
+    };
+  }
   let existing: Stats | undefined;
   if (resolved.exists) {
     existing = await fsp.lstat(resolved.real).catch((e) => { throw fsErrorToToolError(e, input, 'write'); });
@@ -277,6 +304,7 @@ export async function writeConfined(ws: Workspace, input: string, data: Uint8Arr
 
 /** Removes a confined regular file (used by apply_patch deletions and their rollback). */
 export async function removeConfined(ws: Workspace, real: string, input: string): Promise<void> {
+  if (await dirFdAvailable(ws)) return removeDirFd(ws, real, input);
   const dirNow = await fsp.realpath(path.dirname(real)).catch((e) => { throw fsErrorToToolError(e, input, 'delete'); });
   if (!isInside(ws.realRoot, dirNow)) throw outside(input, 'swapped_after_check', `folder of ${input} no longer resolves inside the workspace`);
   const st = await fsp.lstat(path.join(dirNow, path.basename(real))).catch((e) => { throw fsErrorToToolError(e, input, 'delete'); });

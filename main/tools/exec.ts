@@ -9,7 +9,7 @@ import { promises as fsp } from 'node:fs';
 import { z } from 'zod';
 import { ToolError } from './errors';
 import { displayPath, resolveConfined } from './confine';
-import { defineTool, resultSchema } from './tool-kit';
+import { defineTool, resultSchema, orNull, plural } from './tool-kit';
 
 const errorTypes = ['CommandNotFoundError', 'CommandNotAllowedError', 'TimeoutError', 'OutputTooLargeError', 'PathOutsideWorkspaceError', 'FileNotFoundError', 'PermissionError', 'InvalidArgumentError', 'InternalError'] as const;
 
@@ -66,8 +66,8 @@ export const execTool = defineTool({
   },
   outputSchema: resultSchema(
     {
-      exit_code: z.number().int().nullable().describe('Exit code, or null when the process was ended by a signal.'),
-      signal: z.string().nullable().describe('The signal that ended the process, if any.'),
+      exit_code: orNull(z.number().int(), 'ended by a signal').describe('Exit code, or null when the process was ended by a signal.'),
+      signal: orNull(z.string(), 'exited on its own').describe('The signal that ended the process, if any.'),
       stdout: z.string().describe('Standard output (UTF-8, lossy), at most max_output_bytes.'),
       stderr: z.string().describe('Standard error (UTF-8, lossy), at most max_output_bytes.'),
       stdout_truncated: z.boolean(),
@@ -87,6 +87,11 @@ export const execTool = defineTool({
     'Timeout kills the whole process group; a descendant that starts its own session (setsid) escapes the group and is not tracked.',
     'Each output stream is capped at exec.max_output_bytes; excess output is drained and discarded so memory stays bounded.',
   ],
+  explain: (args, r) => {
+    const ended = r.signal ? `was ended by ${r.signal}` : `exited with code ${r.exit_code}`;
+    const out = (name: string, text: string, cut: boolean) => `${plural(text.length, 'character')} of ${name}${cut ? ' (truncated)' : ''}`;
+    return `Ran ${args.argv[0]} with ${plural(args.argv.length - 1, 'argument')} in ${r.cwd}: it ${ended}, with ${out('stdout', r.stdout, r.stdout_truncated)} and ${out('stderr', r.stderr, r.stderr_truncated)}.`;
+  },
   async run(ctx, args) {
     const cfg = ctx.options.exec;
     const [command, ...rest] = args.argv as [string, ...string[]];

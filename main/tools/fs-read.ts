@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ToolError, fsErrorToToolError } from './errors';
 import { openConfinedForRead } from './confine';
 import { createDecoder, resolveEncoding, SUPPORTED_ENCODINGS } from './encoding';
-import { defineTool, resultSchema, type ToolContext } from './tool-kit';
+import { defineTool, resultSchema, type ToolContext, orNull } from './tool-kit';
 
 const CHUNK = 64 * 1024;
 
@@ -56,7 +56,7 @@ export async function readConfinedText(
 ): Promise<ReadTextResult & { encodingUsed: string; real: string }> {
   const info = resolveEncoding(opts.encoding, filePath);
   const maxBytes = opts.maxBytes ?? ctx.options.max_read_bytes;
-  const opened = await openConfinedForRead(ctx.ws, filePath, ctx.hooks);
+  const opened = await openConfinedForRead(ctx.ws, filePath, ctx.hooks, { allowHardLinks: ctx.options.allow_hardlinked_reads });
   try {
     const tooLarge = (extra: string): ToolError =>
       new ToolError('FileTooLargeError', `file is ${opened.stat.size} bytes, over the read cap of ${maxBytes} bytes${extra}`, {
@@ -117,7 +117,7 @@ export const fsReadTool = defineTool({
       encoding_used: z.string().describe('Canonical name of the encoding used to decode the file.'),
     },
     errorTypes,
-    { path_attempted: z.string().nullable().describe('The file_path argument as given.') },
+    { path_attempted: orNull(z.string(), 'no file_path string was given').describe('The file_path argument as given.') },
   ),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   errorTypes,
@@ -127,8 +127,10 @@ export const fsReadTool = defineTool({
     'Reads only inside the workspace root: `..`, absolute paths outside the root, Windows drive (`C:\\`) and UNC (`\\\\server\\share`) forms and NUL bytes are refused on every platform (PathOutsideWorkspaceError).',
     'Symbolic links are resolved; one that points outside the workspace is refused, also when it is swapped in between the check and the open (the opened descriptor is verified).',
     'Opens with O_NOFOLLOW and O_NONBLOCK; only regular files are read (FIFOs and devices are NotAFileError).',
+    'A regular file with more than one hard link is refused (PathOutsideWorkspaceError, reason hard_link): its other names may lie outside the workspace. The server option allow_hardlinked_reads: true allows such reads (e.g. a pnpm store).',
     'At most max_read_bytes (server option, default 1 MiB) are ever read; memory stays bounded whatever the file size.',
   ],
+  explain: (args, r) => `Successfully read ${r.chars_read} characters from ${args.file_path} using ${r.encoding_used} encoding.`,
   async run(ctx, args) {
     const r = await readConfinedText(ctx, args.file_path, { encoding: args.encoding, maxChars: args.max_chars });
     return { file_content: r.text, chars_read: r.chars, encoding_used: r.encodingUsed };

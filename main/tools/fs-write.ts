@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ToolError } from './errors';
 import { displayPath, writeConfined } from './confine';
 import { encodeText, resolveEncoding, SUPPORTED_ENCODINGS } from './encoding';
-import { defineTool, resultSchema } from './tool-kit';
+import { defineTool, resultSchema, orNull, plural } from './tool-kit';
 
 const errorTypes = ['PathOutsideWorkspaceError', 'FileNotFoundError', 'FileExistsError', 'NotAFileError', 'PermissionError', 'FileTooLargeError', 'UnsupportedEncodingError', 'EncodeError', 'InvalidArgumentError', 'InternalError'] as const;
 
@@ -28,17 +28,20 @@ export const fsWriteTool = defineTool({
       encoding_used: z.string().describe('Canonical name of the encoding used.'),
     },
     errorTypes,
-    { path_attempted: z.string().nullable().describe('The file_path argument as given.') },
+    { path_attempted: orNull(z.string(), 'no file_path string was given').describe('The file_path argument as given.') },
   ),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   errorTypes,
   pathArgument: 'file_path',
   securityNotes: [
     'Writes only inside the workspace root, with the same path rules as fs.read (no `..` escape, no absolute path outside, no drive/UNC forms, no NUL bytes, no symlink that leads out).',
-    'The temp file is created with O_CREAT|O_EXCL|O_NOFOLLOW and its descriptor verified inside the workspace before the rename; rename replaces a symlink at the target instead of following it.',
+    'On Linux each path component is opened as a directory descriptor with O_DIRECTORY|O_NOFOLLOW and the next is looked up through it (/proc/self/fd/<dirfd>/<name>), so a folder swapped for a symlink after the check cannot redirect the write; symlinks that stay inside are followed one by one, any other is PathOutsideWorkspaceError.',
+    'The temp file is created in the target\'s own folder through that descriptor with O_CREAT|O_EXCL|O_NOFOLLOW, fsynced, verified inside the workspace and renamed within the same folder; it is removed on every failure; rename replaces a symlink at the target instead of following it.',
     'Each parent folder it creates is verified to be a real folder inside the workspace.',
     'Content larger than max_write_bytes (server option, default 1 MiB) is refused with FileTooLargeError before anything is written.',
   ],
+  explain: (_args, r) =>
+    `Successfully wrote ${plural(r.bytes_written, 'byte')} to ${r.path} using ${r.encoding_used} encoding (${r.created ? 'created a new file' : 'replaced the existing file'}).`,
   async run(ctx, args) {
     const info = resolveEncoding(args.encoding, args.file_path);
     const data = encodeText(args.content, info, args.file_path);

@@ -15,7 +15,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { z } from 'zod';
 import { ToolError } from './errors';
 import { blockedAddressReason, isListedIp, matchAllowList, parseAllowEntry, urlHost, type AllowEntry } from './net-guard';
-import { defineTool, resultSchema } from './tool-kit';
+import { defineTool, resultSchema, plural } from './tool-kit';
 import { sandboxProxy, viaProxy } from './http-via-proxy';
 
 const errorTypes = ['HostNotAllowedError', 'ResponseTooLargeError', 'TimeoutError', 'NetworkError', 'InvalidArgumentError', 'InternalError'] as const;
@@ -193,6 +193,12 @@ export const httpTool = defineTool({
     'The body is streamed and capped at http.max_body_bytes and the whole call at http.timeout_ms; memory stays bounded whatever the response size.',
     'Authorization, Cookie and Proxy-Authorization headers are not sent to a different origin after a redirect.',
   ],
+  // The query string is left out: it is where URLs carry tokens.
+  explain: (args, r) => {
+    const u = new URL(r.url);
+    const via = r.redirects.length > 0 ? ` after ${plural(r.redirects.length, 'redirect')}` : '';
+    return `${args.method ?? 'GET'} ${u.origin}${u.pathname} answered ${r.status}${r.status_text ? ` ${r.status_text}` : ''}${via} with ${plural(r.body_bytes, 'byte')} of body (${r.body_encoding}${r.body_truncated ? ', truncated' : ''}).`;
+  },
   async run(ctx, args, resolver: Resolver = systemResolver) {
     const cfg = ctx.options.http;
     const entries = cfg.allow_hosts.map(parseAllowEntry);

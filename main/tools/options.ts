@@ -10,6 +10,9 @@ export const ToolsServerOptionsSchema = z
     // Upper bounds exist because every read/response is held in memory once as the result string.
     max_read_bytes: z.number().int().min(1).max(64 * MiB).default(MiB),
     max_write_bytes: z.number().int().min(1).max(64 * MiB).default(MiB),
+    // A hard link's other names may lie outside the workspace: reads of such files are refused
+    // unless a profile says its workspace holds them legitimately (pnpm stores, `git clone --local`).
+    allow_hardlinked_reads: z.boolean().default(false),
     exec: z
       .object({
         timeout_ms: z.number().int().min(1).max(3_600_000).default(30_000),

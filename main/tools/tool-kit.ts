@@ -28,6 +28,21 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** Which argument names a path, so failures can report error_details.path_attempted. */
   readonly pathArgument?: string;
   run(ctx: ToolContext, args: z.output<z.ZodObject<Shape>>): Promise<Record<string, unknown>>;
+  /**
+   * One sentence saying what a successful call did, as specific as the read_file specification's
+   * example ("Successfully read 65 characters from src/app/main.py using utf-8 encoding.").
+   * Sent as the result's `_meta["gatehouse/explanation"]` and used as the legacy envelope's
+   * `explanation`. Never carries content, only names and counts.
+   */
+  explain(args: z.output<z.ZodObject<Shape>>, result: Record<string, any>): string;
+}
+
+/** _meta key of a successful result's one-sentence explanation (see ToolDefinition.explain). */
+export const EXPLANATION_META_KEY = 'gatehouse/explanation';
+
+/** "1 file", "2 files". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 export function defineTool<Shape extends z.ZodRawShape>(def: ToolDefinition<Shape>): ToolDefinition<Shape> {
@@ -35,6 +50,22 @@ export function defineTool<Shape extends z.ZodRawShape>(def: ToolDefinition<Shap
 }
 
 const ERROR_KEYS = ['error_type', 'error_message', 'error_details'] as const;
+
+// Output schemas are written for the strictest common client (MCP Inspector CLI `--strict`,
+// which flags what a single-`type` dialect such as Gemini's OpenAPI subset cannot take):
+//  - never a `type` array: zod turns `.nullable()` into `type: [T, "null"]` for draft-7, but keeps
+//    a union whose `null` branch is described as `anyOf` with one `type` per branch;
+//  - never a keyword-less schema (`{}`): a free-form map says `additionalProperties: true`.
+
+/** `schema` or null, as `anyOf` branches of one type each; `meaning` says what null stands for. */
+export function orNull<T extends z.ZodType>(schema: T, meaning: string) {
+  return z.union([schema, z.null().describe(meaning)]);
+}
+
+/** An object with the given keys and any others (error details, free-form context). */
+export function openObject<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object(shape).catchall(z.unknown()).meta({ additionalProperties: true });
+}
 
 /**
  * Builds an output schema that admits both the success object and the failure object.
@@ -55,7 +86,7 @@ export function resultSchema(
       ...optionalSuccess,
       error_type: z.enum(errorTypes as [ErrorType, ...ErrorType[]]).optional().describe('Failure only: the kind of error.'),
       error_message: z.string().optional().describe('Failure only: what was expected and what was found.'),
-      error_details: z.object(errorDetails).catchall(z.unknown()).optional().describe('Failure only: machine-readable context of the error.'),
+      error_details: openObject(errorDetails).optional().describe('Failure only: machine-readable context of the error.'),
     })
     .superRefine((value, ctx) => {
       const isFailure = value.error_type !== undefined;

@@ -6,7 +6,7 @@ import { ToolError, isToolError } from './errors';
 import { displayPath, resolveConfined } from './confine';
 import { applyFilePatch, parseUnifiedDiff, type FilePatch } from './patch';
 import { currentText } from './apply-patch';
-import { defineTool, resultSchema, type ToolContext } from './tool-kit';
+import { defineTool, resultSchema, type ToolContext, orNull, openObject, plural } from './tool-kit';
 
 const errorTypes = ['InvalidArgumentError', 'InternalError'] as const;
 const verdictErrorTypes = ['PathOutsideWorkspaceError', 'FileNotFoundError', 'NotAFileError', 'PermissionError', 'FileTooLargeError', 'DecodeError', 'PatchParseError', 'PatchConflictError', 'InvalidArgumentError', 'InternalError'] as const;
@@ -85,10 +85,10 @@ export const validateChangeSetTool = defineTool({
         path: z.string().describe('The path as given.'),
         action: z.enum(['create', 'modify', 'delete']),
         ok: z.boolean(),
-        resulting_bytes: z.number().int().min(0).nullable().describe('Size of the file after the change (null for a delete or a failed change).'),
+        resulting_bytes: orNull(z.number().int().min(0), 'a delete or a failed change').describe('Size of the file after the change (null for a delete or a failed change).'),
         error_type: z.enum(verdictErrorTypes).optional(),
         error_message: z.string().optional(),
-        error_details: z.record(z.string(), z.unknown()).optional(),
+        error_details: openObject({}).optional(),
       })).describe('One verdict per change, in input order.'),
     },
     errorTypes,
@@ -99,6 +99,12 @@ export const validateChangeSetTool = defineTool({
     'Never writes: it only resolves paths, reads current contents (within max_read_bytes) and applies patches in memory.',
     'Paths are checked with the same confinement rules as the writing tools, so a change reported ok would not be refused for its path.',
   ],
+  explain: (_args, r) => {
+    const results = r.results as { ok: boolean; path: string; error_type?: string }[];
+    const failed = results.filter((x) => !x.ok);
+    if (failed.length === 0) return `Checked ${plural(results.length, 'change')}: every one would apply cleanly; nothing was written.`;
+    return `Checked ${plural(results.length, 'change')}: ${failed.length} would fail (${failed.map((x) => `${x.path}: ${x.error_type ?? 'error'}`).join(', ')}); nothing was written.`;
+  },
   async run(ctx, args) {
     const overlay = new Map<string, string | null>();
     const results = [];

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, failureResult, isToolError, successResult, type ErrorType } from './errors';
 import type { ConfineHooks, Workspace } from './confine';
 import type { ToolsServerOptions } from './options';
-import type { ToolContext, ToolDefinition } from './tool-kit';
+import { EXPLANATION_META_KEY, type ToolContext, type ToolDefinition } from './tool-kit';
 import { fsReadTool } from './fs-read';
 import { fsWriteTool } from './fs-write';
 import { applyPatchTool } from './apply-patch';
@@ -50,10 +50,20 @@ function pathAttempted(def: ToolDefinition<any>, args: unknown): string | null {
  */
 export const MAX_RESULT_BYTES = 8 * 1024 * 1024;
 
+function explanationOf(def: ToolDefinition<any>, args: unknown, structured: Record<string, unknown>): string {
+  try {
+    return def.explain(args as never, structured);
+  } catch {
+    return `Successfully ran ${def.friendlyName}.`; // an explanation must never turn a success into a failure
+  }
+}
+
 /** Runs one tool and turns any outcome into a CallToolResult of the shared shape. */
 export async function invokeTool(def: ToolDefinition<any>, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
   try {
-    const result = successResult(await def.run(ctx, args as never));
+    const structured = await def.run(ctx, args as never);
+    const result = successResult(structured);
+    result._meta = { [EXPLANATION_META_KEY]: explanationOf(def, args, structured) };
     const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
     if (size > MAX_RESULT_BYTES) {
       throw new ToolError(def.resultTooLargeError ?? 'InternalError', `the result would be ${size} bytes once serialized, over the ${MAX_RESULT_BYTES}-byte message limit; ask for less (max_chars, a lower cap, truncate)`, {

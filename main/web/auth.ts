@@ -1,10 +1,12 @@
-// Who may use the headless shell: whoever can read the terminal that ran `gatehouse serve`.
+// Who may use the headless shell: whoever can read the login URL that `gatehouse serve` shows
+// only where the person alone can read it (./login-code-sink.ts: its terminal, the browser it
+// opens, or a 0600 file in the data dir that the sandbox hides from agents).
 //
-// The terminal shows a login URL with a one-time code. GET /login exchanges the code (once,
-// within ten minutes) for an HttpOnly, SameSite=Strict cookie holding a random session secret,
-// and redirects to `/`, so the code is not what stays in the address bar or history, and the
-// secret itself is never printed or put in a URL. After each use (or expiry) a fresh code is
-// printed, so a second browser can log in without restarting.
+// The URL carries a one-time code. GET /login exchanges the code (once, within ten minutes) for
+// an HttpOnly, SameSite=Strict cookie holding a random session secret, and redirects to `/`, so
+// the code is not what stays in the address bar or history, and the secret itself is never
+// printed or put in a URL. After each use (or expiry) a fresh code is published, so a second
+// browser can log in without restarting.
 //
 // These credentials are not the gateway token: an agent holding GATEHOUSE_TOKEN can call
 // tools but can never answer an approval, which needs this cookie.

@@ -4,7 +4,8 @@
 // Defences, in the order a request meets them:
 //  - Host header must be this server (127.0.0.1:PORT or localhost:PORT): a DNS-rebinding page
 //    on another name reaches the socket but is refused here.
-//  - /login exchanges the printed one-time code for the session cookie (./auth.ts).
+//  - /login exchanges the one-time code for the session cookie (./auth.ts; where the code is
+//    shown: ./login-code-sink.ts).
 //  - Everything else needs the cookie. The WebSocket upgrade also needs Origin equal to this
 //    server's own origin: SameSite=Strict keeps the cookie off cross-site requests, and the
 //    Origin check is the WebSocket's own CSRF defence (browsers do not apply CORS to it).
@@ -99,7 +100,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     res.setHeader('Cache-Control', 'no-store');
     if (url.pathname === '/login') {
       const secret = auth.exchange(url.searchParams.get('code'));
-      if (!secret) return loginPage(res, 403, 'This login link is not valid any more (each one works once, for ten minutes). Open the newest login URL printed in the terminal that runs gatehouse serve.');
+      if (!secret) return loginPage(res, 403, 'This login link is not valid any more (each one works once, for ten minutes). Open the newest login URL printed in the terminal that runs gatehouse serve (or run gatehouse serve --print-login-url in a terminal).');
       res.setHeader('Set-Cookie', auth.setCookieHeader(secret));
       res.statusCode = 302;
       res.setHeader('Location', '/');
@@ -107,7 +108,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       return;
     }
     if (!auth.authorized(req.headers.cookie)) {
-      return loginPage(res, 401, 'Open the login URL printed in the terminal that runs gatehouse serve.');
+      return loginPage(res, 401, 'Open the login URL printed in the terminal that runs gatehouse serve (or run gatehouse serve --print-login-url in a terminal).');
     }
     if (url.pathname === '/api') return plain(res, 426, 'the host API is a WebSocket');
     return serveStatic(url.pathname, req, res);

@@ -7,6 +7,7 @@
 import type { EventName, EventPayload, HostApi } from '../../common/host-api';
 import type { ConnectedHostApi, ConnectionInfo } from '../api';
 import { ApprovalsStore } from './approvals-store';
+import { NoticesStore } from './notices-store';
 import { LaunchesStore } from './launches-store';
 import { Store } from './store';
 import type { BufferStats, DecisionEvent, PendingApproval, StderrLine, TrafficEvent } from './types';
@@ -55,6 +56,7 @@ type Held = { [E in EventName]: { event: E; payload: EventPayload<E> } }[EventNa
 export class AppState {
   readonly launches = new LaunchesStore();
   readonly approvals = new ApprovalsStore();
+  readonly notices = new NoticesStore();
   readonly connection = new Store<ConnectionState>({ status: 'connecting', attempts: 0, since: Date.now() });
   readonly decisions = new Store<DecisionEvent[]>([]);
 
@@ -80,6 +82,7 @@ export class AppState {
     sub('stderr:batch');
     sub('approval:requested');
     sub('approval:resolved');
+    sub('approval:notice');
     sub('decision:made');
 
     if (this.api.onConnectionChange) {
@@ -120,6 +123,7 @@ export class AppState {
         const snap = await this.api.call('host:snapshot', { trafficLimit: SNAPSHOT_TRAFFIC_LIMIT, stderrLimit: SNAPSHOT_STDERR_LIMIT });
         this.launches.replace(snap.launches);
         this.approvals.replace(snap.approvals);
+        this.notices.replace(snap.approvalNotices ?? []);
         this.traffic?.replace(snap.traffic, snap.trafficStats);
         this.logs?.replace(snap.stderr, snap.stderrStats);
         const lastTraffic = snap.traffic.at(-1)?.seq ?? -Infinity;
@@ -190,6 +194,9 @@ export class AppState {
       }
       case 'approval:resolved':
         this.approvals.resolve(h.payload.request, h.payload.outcome);
+        break;
+      case 'approval:notice':
+        this.notices.upsert(h.payload.notice);
         break;
       case 'decision:made':
         this.decisions.update((d) => [h.payload, ...d].slice(0, DECISIONS_LIMIT));

@@ -8,6 +8,7 @@ import type {
   BufferStatsSchema,
   ClientConfigSchema,
   DecisionEventSchema,
+  InboxNoticeSchema,
   LaunchSummarySchema,
   PendingApprovalSchema,
   ProfileSummarySchema,
@@ -20,6 +21,7 @@ export type LaunchSummary = z.infer<typeof LaunchSummarySchema>;
 export type ServerStatus = z.infer<typeof ServerStatusSchema>;
 export type ProfileSummary = z.infer<typeof ProfileSummarySchema>;
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
+export type InboxNotice = z.infer<typeof InboxNoticeSchema>;
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;
 export type ApprovalChoice = z.infer<typeof ApprovalChoiceSchema>;
 export type DecisionEvent = z.infer<typeof DecisionEventSchema>;

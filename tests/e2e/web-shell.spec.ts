@@ -43,8 +43,10 @@ test.describe('web shell', () => {
     expect(await upgradeStatus(`${serve.origin.replace('http', 'ws')}/api`, { Origin: serve.origin })).toBe(403);
     const wrong = await request.get(`${serve.origin}/login?code=not-the-code`, { maxRedirects: 0 });
     expect(wrong.status()).toBe(403);
-    // The session secret is never printed; only login URLs with one-time codes are.
+    // Neither the session secret nor a login code reaches a stderr that is not a terminal.
     expect(serve.stderr()).not.toMatch(/gatehouse_\d+=/);
+    expect(serve.stderr()).not.toMatch(/code=/);
+    expect(serve.stderr()).toContain('the login URL is not printed here');
   });
 
   test('the login code works once, sets an HttpOnly SameSite=Strict cookie and leaves no code in the URL', async ({ serve, page, context, request }) => {

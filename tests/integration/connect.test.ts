@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
+import { buildClientConfigs } from '../../main/api/connect-configs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/supervisor';
 
@@ -55,8 +57,16 @@ describe('printing', () => {
       const entry = JSON.parse(r.stdout).mcpServers.gatehouse;
       expect(entry).toEqual({ command: path.join(repoRoot, 'bin', 'gatehouse'), args: ['gateway', '--profile', profile, '--quiet'] });
     }
+    // Codex starts stdio servers without the user's environment: the data dir goes into the args.
     const codex = run(['--profile', profile, '--client', 'codex']);
-    expect(parseToml(codex.stdout)).toEqual({ mcp_servers: { gatehouse: { command: path.join(repoRoot, 'bin', 'gatehouse'), args: ['gateway', '--profile', profile, '--quiet'] } } });
+    const defaultData = path.join(home, '.local', 'state', 'gatehouse');
+    expect(parseToml(codex.stdout)).toEqual({
+      mcp_servers: { gatehouse: { command: path.join(repoRoot, 'bin', 'gatehouse'), args: ['gateway', '--profile', profile, '--quiet', '--data-dir', defaultData] } },
+    });
+    expect(codex.stderr).toMatch(/--data-dir/);
+    env.GATEHOUSE_DATA_DIR = path.join(tmp, 'my-data');
+    expect((parseToml(run(['--profile', profile, '--client', 'codex']).stdout) as { mcp_servers: { gatehouse: { args: string[] } } }).mcp_servers.gatehouse.args.slice(-2)).toEqual(['--data-dir', path.join(tmp, 'my-data')]);
+    expect((parseToml(run(['--profile', profile, '--client', 'codex', '--data-dir', 'rel/dir']).stdout) as { mcp_servers: { gatehouse: { args: string[] } } }).mcp_servers.gatehouse.args.slice(-2)).toEqual(['--data-dir', path.join(project, 'rel', 'dir')]);
   });
 
   it('exits 2 on usage errors and 1 on a bad profile', () => {
@@ -109,10 +119,80 @@ describe('--write', () => {
     fs.mkdirSync(path.dirname(vscode));
     fs.writeFileSync(vscode, '{\n  "servers": { "fetch": { "type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"] } },\n}\n');
     expect(run(['--profile', profile, '--client', 'vscode', '--url', URL, '--write', '--yes']).status).toBe(0);
-    const merged = JSON.parse(fs.readFileSync(vscode, 'utf8'));
+    const merged = parseJsonc(fs.readFileSync(vscode, 'utf8'));
     expect(Object.keys(merged.servers)).toEqual(['fetch', 'gatehouse']);
     expect(merged.inputs).toEqual([expect.objectContaining({ id: 'gatehouse-token', password: true })]);
   });
+
+  it('twice into a commented VS Code mcp.json: comments, other servers and the first backup survive; stdio drops the token input', () => {
+    const vscode = path.join(project, '.vscode', 'mcp.json');
+    fs.mkdirSync(path.dirname(vscode));
+    const original = [
+      '// Project MCP servers (team-owned: keep this comment)',
+      '{',
+      '    "inputs": [',
+      '        // the API key for fetch',
+      '        { "type": "promptString", "id": "fetch-key", "password": true }',
+      '    ],',
+      '    "servers": {',
+      '        /* the fetch server */',
+      '        "fetch": { "type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"], "env": { "KEY": "${input:fetch-key}" } },',
+      '    },',
+      '}',
+      '',
+    ].join('\n');
+    fs.writeFileSync(vscode, original);
+    const first = run(['--profile', profile, '--client', 'vscode', '--url', URL, '--write', '--yes']);
+    expect(first.status, first.stderr).toBe(0);
+    const afterFirst = fs.readFileSync(vscode, 'utf8');
+    for (const kept of ['// Project MCP servers (team-owned: keep this comment)', '// the API key for fetch', '/* the fetch server */', '"fetch": { "type": "stdio", "command": "uvx"']) expect(afterFirst).toContain(kept);
+    expect(afterFirst).toMatch(/^ {8}"gatehouse": \{$/m); // written in the file's own 4-space indentation
+    expect(parseJsonc(afterFirst).inputs.map((i: { id: string }) => i.id)).toEqual(['fetch-key', 'gatehouse-token']);
+    expect(fs.readFileSync(`${vscode}.bak`, 'utf8')).toBe(original);
+    // The diff shows our lines only, not a re-indented file: a line of the user's changes only by
+    // the comma that now follows it.
+    const lines = first.stdout.split('\n');
+    const removed = lines.filter((l) => l.startsWith('-') && !l.startsWith('---'));
+    expect(removed).toEqual(['-        { "type": "promptString", "id": "fetch-key", "password": true }']);
+    expect(lines).toContain('+        { "type": "promptString", "id": "fetch-key", "password": true },');
+
+    const second = run(['--profile', profile, '--client', 'vscode', '--transport', 'stdio', '--write', '--yes']);
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`${vscode}.bak.2`);
+    const afterSecond = fs.readFileSync(vscode, 'utf8');
+    for (const kept of ['// Project MCP servers (team-owned: keep this comment)', '// the API key for fetch', '/* the fetch server */']) expect(afterSecond).toContain(kept);
+    const doc = parseJsonc(afterSecond);
+    expect(Object.keys(doc.servers)).toEqual(['fetch', 'gatehouse']);
+    expect(doc.servers.gatehouse).toEqual({ type: 'stdio', command: path.join(repoRoot, 'bin', 'gatehouse'), args: ['gateway', '--profile', profile, '--quiet'] });
+    // The token prompt is not used any more: gone; the user's own input stays.
+    expect(doc.inputs.map((i: { id: string }) => i.id)).toEqual(['fetch-key']);
+    expect(afterSecond).not.toContain('gatehouse-token');
+    // The first backup is still the user's original; the second holds the first write.
+    expect(fs.readFileSync(`${vscode}.bak`, 'utf8')).toBe(original);
+    expect(fs.readFileSync(`${vscode}.bak.2`, 'utf8')).toBe(afterFirst);
+    expect(afterSecond).not.toContain(TOKEN);
+  });
+
+  it('the window and the CLI give the same text for the same choice', () => {
+    const dataDir = path.join(home, '.local', 'state', 'gatehouse');
+    const checked = new Set<string>();
+    for (const transport of [undefined, 'http', 'stdio'] as const) {
+      const window = buildClientConfigs({ url: URL, profileName: 'team', profileFile: profile, dataDir, ...(transport ? { transport } : {}) });
+      for (const cfg of window.configs) {
+        if (checked.has(cfg.command)) continue; // the same command line: the same text was compared already
+        checked.add(cfg.command);
+        const args = cfg.command.split(' ');
+        expect(args.slice(0, 2)).toEqual(['gatehouse', 'connect']);
+        const r = run(args.slice(2));
+        expect(r.status, `${cfg.command}: ${r.stderr}`).toBe(0);
+        expect(r.stdout, cfg.command).toBe(cfg.text);
+      }
+      // Without a choice, a client that speaks HTTP gets it in both (the window knows the URL; so does --url).
+      if (!transport) expect(window.configs.find((c) => c.client === 'claude-code')!.transport).toBe('http');
+    }
+    expect(run(['--profile', profile, '--client', 'claude-code', '--transport', 'http']).stderr).toMatch(/needs the running gateway's URL: pass --url/);
+    expect(run(['--profile', profile, '--client', 'claude-code', '--transport', 'sse']).status).toBe(2);
+  }, 180_000);
 
   it('creates a missing file after a "y", and writes nothing after a "n" or end of input', () => {
     const file = path.join(home, '.gemini', 'settings.json');

@@ -117,10 +117,41 @@ describe('gateway over Streamable HTTP', () => {
     const client = await connect();
     const a = await client.callTool({ name: 'gatehouse_capabilities', arguments: {} });
     const b = await client.callTool({ name: 'gatehouse.capabilities', arguments: {} });
-    const ra = a.structuredContent as { capability_set_hash: string; tools: Array<{ name: string; status: string }> };
+    const ra = a.structuredContent as { capability_set_hash: string; contract_version: string; tool_states: Array<{ name: string; status: string }> };
     const rb = b.structuredContent as { capability_set_hash: string };
     expect(ra.capability_set_hash).toBe(rb.capability_set_hash);
-    expect(ra.tools.find((t) => t.name === 'fs.read')?.status).toBe('callable');
+    expect(ra.contract_version).toBe('2');
+    expect(ra.tool_states.find((t) => t.name === 'fs.read')?.status).toBe('callable');
+    expect(ra).not.toHaveProperty('tools');
+    await client.close();
+  });
+
+  it('reports a tool that needs approval as unavailable while no approver is attached, and says why', async () => {
+    const client = await connect();
+    type State = { name: string; status: string; policy_status: string; reason: string; reason_code?: string; constraints: string[] };
+    const states = async () => {
+      const r = (await client.callTool({ name: 'gatehouse_capabilities', arguments: {} })).structuredContent as { tool_states: State[]; capability_set_hash: string };
+      return { hash: r.capability_set_hash, write: r.tool_states.find((t) => t.name === 'fs.write')!, read: r.tool_states.find((t) => t.name === 'fs.read')! };
+    };
+    const alone = await states();
+    expect(alone.write).toMatchObject({ status: 'unavailable', policy_status: 'needs_approval', reason_code: 'no_approver' });
+    expect(alone.write.reason).toMatch(/no approver is attached/);
+    expect(Array.isArray(alone.write.constraints)).toBe(true);
+    expect(alone.read).toMatchObject({ status: 'callable' });
+    expect(alone.read).not.toHaveProperty('reason_code');
+    // And the report is right: the call is in fact denied at once.
+    const denied = await client.callTool({ name: 'write_file', arguments: { file_path: 'x.txt', content: 'x' } });
+    expect(denied.isError).toBe(true);
+    const detach = host.broker.attachApprover({ name: 'test' });
+    try {
+      const attended = await states();
+      expect(attended.write).toMatchObject({ status: 'needs_approval', policy_status: 'needs_approval' });
+      expect(attended.write).not.toHaveProperty('reason_code');
+      // Runtime state, not configuration: the hash stays.
+      expect(attended.hash).toBe(alone.hash);
+    } finally {
+      detach();
+    }
     await client.close();
   });
 });

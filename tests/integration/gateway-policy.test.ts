@@ -253,8 +253,8 @@ describe('a server that is down', () => {
     const d = await decisionFor((r) => r.tool === 'memory.read_graph' && r.outcome === 'unavailable');
     expect(d.reason).toBe(textOf(res));
     // The capabilities tool says so too.
-    const caps = (await c.callTool({ name: 'gatehouse_capabilities', arguments: {} })).structuredContent as { tools: Array<{ name: string; status: string }> };
-    expect(caps.tools.find((t) => t.name === 'memory.read_graph')?.status).toBe('unavailable');
+    const caps = (await c.callTool({ name: 'gatehouse_capabilities', arguments: {} })).structuredContent as { tool_states: Array<{ name: string; status: string }> };
+    expect(caps.tool_states.find((t) => t.name === 'memory.read_graph')?.status).toBe('unavailable');
     // The list does not shrink while it is away.
     const { tools: during } = await c.listTools();
     expect(during.map((t) => t.name)).toEqual(before.map((t) => t.name));

@@ -132,7 +132,8 @@ describe('stdio gateway (quiet)', () => {
     expect(f.message.status).toBe('success');
     expect(f.message.error).toBeNull();
     expect((f.message.data as { file_content: string }).file_content).toBe('hello from the workspace\n');
-    expect(typeof f.message.explanation).toBe('string');
+    // As specific as the read_file specification's example ("Successfully read 65 characters from …").
+    expect(f.message.explanation).toBe('Successfully read 25 characters from hello.txt using utf-8 encoding.');
   });
 
   it('runs the legacy envelope: failures', async () => {

@@ -276,3 +276,70 @@ describe('importFile', () => {
     expect(() => importFile(fixture('claude_desktop_config.json'), { env, name: 'Bad Name' })).toThrow(/not a profile name/);
   });
 });
+
+describe('secrets inside args (an mcp-remote wrapper in a Claude Desktop config)', () => {
+  const CLEAR = [
+    'lin_api_FAKEfake0123456789FAKEfake0123456789abcd',
+    'lin_oauth_FAKEfake98765',
+    'FAKEenvBearer0123',
+    'FAKEquerytok42',
+    'FAKEqueryKEY77',
+    'FAKEheaderkey55',
+    'RkFLRXVzZXI6RkFLRXBhc3M=',
+    'FAKEflagKey11',
+    'FAKEflagToken22',
+    'FAKEanywhere33',
+  ];
+
+  it('turns every spelling into a ${secret:…} reference and lists where each value goes', () => {
+    const r = importConfigText(read('mcp-remote/claude_desktop_config.json'), { fileName: 'claude_desktop_config.json' });
+    const text = JSON.stringify(r.profile);
+    for (const v of CLEAR) expect(text, v).not.toContain(v);
+    const servers = r.profile.servers as Record<string, { args: string[]; env?: Record<string, string> }>;
+    expect(servers.linear!.args).toEqual(['-y', 'mcp-remote', 'https://mcp.linear.app/sse', '--header', 'Authorization: Bearer ${secret:LINEAR_TOKEN}']);
+    expect(servers['linear-nospace']!.args.at(-1)).toBe('Authorization:Bearer ${secret:LINEAR_NOSPACE_TOKEN}');
+    // The wrapper's own ${AUTH_HEADER} stays a name (mcp-remote expands it); its env value is hidden.
+    expect(servers['via-env']!.args.at(-1)).toBe('Authorization:$${AUTH_HEADER}');
+    expect(servers['via-env']!.env).toEqual({ AUTH_HEADER: '${secret:AUTH_HEADER}' });
+    expect(servers.keys!.args).toEqual([
+      '-y',
+      'mcp-remote',
+      'https://api.example.com/mcp?token=${secret:KEYS_TOKEN}&api_key=${secret:KEYS_API_KEY}&mode=fast',
+      '--header=X-Api-Key: ${secret:KEYS_API_KEY_2}',
+      '-H',
+      'Proxy-Authorization: Basic ${secret:KEYS_TOKEN_2}',
+      '--api-key=${secret:KEYS_API_KEY_3}',
+      '--token',
+      '${secret:KEYS_TOKEN_3}',
+      '--note',
+      'prefix Bearer ${secret:KEYS_TOKEN_4} suffix',
+      '--header',
+      'Accept: text/event-stream',
+    ]);
+    // The report: one line per value, naming the variable to set and where the value was.
+    expect(r.secrets.map((s) => `${s.name} ${s.from} ${s.kind}`)).toEqual([
+      'LINEAR_TOKEN mcpServers.linear.args[4] clear-text',
+      'LINEAR_NOSPACE_TOKEN mcpServers.linear-nospace.args[4] clear-text',
+      'AUTH_HEADER mcpServers.via-env.env.AUTH_HEADER clear-text',
+      'KEYS_TOKEN mcpServers.keys.args[2] clear-text',
+      'KEYS_API_KEY mcpServers.keys.args[2] clear-text',
+      'KEYS_API_KEY_2 mcpServers.keys.args[3] clear-text',
+      'KEYS_TOKEN_2 mcpServers.keys.args[5] clear-text',
+      'KEYS_API_KEY_3 mcpServers.keys.args[6] clear-text',
+      'KEYS_TOKEN_3 mcpServers.keys.args[8] clear-text',
+      'KEYS_TOKEN_4 mcpServers.keys.args[10] clear-text',
+    ]);
+  });
+
+  it('writes a profile file with none of the values, whose header says which GATEHOUSE_SECRET_ to set', () => {
+    const src = path.join(tmp, 'claude_desktop_config.json');
+    fs.copyFileSync(fixture('mcp-remote/claude_desktop_config.json'), src);
+    const out = importFile(src, { env });
+    const written = fs.readFileSync(out.file, 'utf8');
+    for (const v of CLEAR) expect(written, v).not.toContain(v);
+    expect(written).toMatch(/GATEHOUSE_SECRET_LINEAR_TOKEN\s+from mcpServers\.linear\.args\[4\]/);
+    expect(written).toMatch(/GATEHOUSE_SECRET_KEYS_TOKEN_4\s+from mcpServers\.keys\.args\[10\]/);
+    // And it still loads as a profile once the secrets exist.
+    expect(() => loadProfileFile(out.file)).not.toThrow();
+  });
+});

@@ -192,6 +192,14 @@ const TOKEN_SHAPES: RegExp[] = [
   /[A-Za-z0-9+_-]{40,}={0,2}/g, // long base64(url); checked for mixed case and digits below
 ];
 
+/** `Bearer x`, `Basic x`, `Token x` anywhere in a literal: the credential after the scheme. */
+const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
+/** Flags that take a `Name: value` header (mcp-remote, curl-like wrappers). */
+const HEADER_FLAG = /^(--header|--headers|-H|--http-header)$/i;
+const HEADER_FLAG_EQ = /^(--header|--headers|-H|--http-header)=(.*)$/is;
+/** An Authorization header as a bare argument, whatever flag came before it. */
+const AUTH_HEADER_ARG = /^(proxy-)?authorization\s*:/i;
+
 function looksLikeToken(match: string, re: RegExp): boolean {
   if (re === TOKEN_SHAPES[8]) return /[0-9]/.test(match) && /[a-fA-F]/.test(match);
   if (re === TOKEN_SHAPES[9]) return /[a-z]/.test(match) && /[A-Z]/.test(match) && /[0-9]/.test(match);
@@ -205,6 +213,16 @@ function segments(value: string): Array<{ ref: boolean; text: string }> {
   let i = 0;
   while (i < value.length) {
     if (value.startsWith('$${', i)) {
+      // An escaped `${NAME}` is the source's own reference (a wrapper such as mcp-remote expands
+      // it from its environment): a name, never a value to hide.
+      const end = value.indexOf('}', i);
+      if (end > 0 && /^\$\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value.slice(i, end + 1))) {
+        if (lit) out.push({ ref: false, text: lit });
+        lit = '';
+        out.push({ ref: true, text: value.slice(i, end + 1) });
+        i = end + 1;
+        continue;
+      }
       lit += '$${';
       i += 3;
       continue;
@@ -287,8 +305,11 @@ export class ProfileBuilder {
 
   /** A clear-text secret value → a `${secret:NAME}` reference, NAME derived from `base`. */
   private hideValue(base: string, serverId: string, value: string, from: string): string {
-    const candidates = [envNameFrom(base), envNameFrom(`${serverId}_${base}`)];
-    for (let n = 2; candidates.length < 12; n++) candidates.push(`${envNameFrom(`${serverId}_${base}`)}_${n}`);
+    const first = envNameFrom(base);
+    // A base that already names the server (KEYS_TOKEN for server keys) is numbered, not re-prefixed.
+    const scoped = first.startsWith(`${envNameFrom(serverId)}_`) ? first : envNameFrom(`${serverId}_${base}`);
+    const candidates = [...new Set([first, scoped])];
+    for (let n = 2; candidates.length < 12; n++) candidates.push(`${scoped}_${n}`);
     for (const name of candidates) {
       if (!this.secretValues.has(name)) {
         this.secretValues.set(name, value);
@@ -335,6 +356,10 @@ export class ProfileBuilder {
         let text = s.text.replace(/([a-z][a-z0-9+.-]*:\/\/[^/@:\s]+:)([^/@\s]+)@/gi, (_m, head: string, pass: string) => {
           return `${head}${this.hideValue(`${serverId}_PASSWORD`, serverId, pass, from)}@`;
         });
+        // An HTTP auth scheme and its credential, wherever it appears ("Bearer lin_api_…").
+        text = text.replace(AUTH_SCHEME, (m, scheme: string, gap: string, cred: string) => {
+          return isTrivialValue(cred) ? m : `${scheme}${gap}${this.hideValue(`${serverId}_TOKEN`, serverId, cred, from)}`;
+        });
         for (const re of TOKEN_SHAPES) {
           text = text.replace(re, (m) => (looksLikeToken(m, re) ? this.hideValue(base, serverId, m, from) : m));
         }
@@ -361,29 +386,50 @@ export class ProfileBuilder {
     return this.scanValue(`${serverId}_${header}`, serverId, value, from);
   }
 
+  /**
+   * Arguments. Wrappers such as `mcp-remote URL --header "Authorization: Bearer …"` carry
+   * credentials in args, in every spelling people use: `--header "Name: value"`,
+   * `--header Name:value`, `--header=Name: value`, `-H …`, `--api-key=…`, `--token …`,
+   * `?token=…&api_key=…` in a URL, and `Bearer …` anywhere.
+   */
   private argValues(serverId: string, args: string[], from: string): string[] {
     return args.map((arg, i) => {
       const where = `${from}[${i}]`;
+      const prev = i > 0 ? args[i - 1]! : '';
+      const headerEq = HEADER_FLAG_EQ.exec(arg);
+      if (headerEq) return `${headerEq[1]}=${this.headerArg(serverId, headerEq[2]!, where)}`;
+      if (HEADER_FLAG.test(prev) || AUTH_HEADER_ARG.test(arg)) return this.headerArg(serverId, arg, where);
       const flagEq = /^(--?[A-Za-z][A-Za-z0-9_-]*)=(.+)$/s.exec(arg);
       if (flagEq && isSecretName(flagEq[1]!)) {
         return `${flagEq[1]}=${this.secretWhole(`${serverId}_${flagEq[1]!.replace(/^-+/, '')}`, serverId, flagEq[2]!, where)}`;
       }
-      const prev = i > 0 ? args[i - 1]! : '';
       if (/^--?[A-Za-z][A-Za-z0-9_-]*$/.test(prev) && isSecretName(prev) && !arg.startsWith('-')) {
         return this.secretWhole(`${serverId}_${prev.replace(/^-+/, '')}`, serverId, arg, where);
       }
-      return this.scanValue(`${serverId}_TOKEN`, serverId, arg, where);
+      return this.scanValue(`${serverId}_TOKEN`, serverId, this.querySecrets(serverId, arg, where), where);
+    });
+  }
+
+  /** `Name: value` / `Name:value` given to a header flag: the value as a header value. */
+  private headerArg(serverId: string, arg: string, from: string): string {
+    const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(\s*:\s*)(.*)$/s.exec(arg);
+    if (!m) return this.scanValue(`${serverId}_TOKEN`, serverId, arg, from);
+    const [, name, sep, value] = m as unknown as [string, string, string, string];
+    if (!/^(proxy-)?authorization$/i.test(name) && !isSecretName(name)) return `${name}${sep}${this.scanValue(`${serverId}_TOKEN`, serverId, value, from)}`;
+    return `${name}${sep}${this.headerValue(serverId, name, value, from)}`;
+  }
+
+  /** Query parameters named like secrets (`?api_key=…&token=…`) in a URL anywhere in `text`. */
+  private querySecrets(serverId: string, text: string, from: string): string {
+    if (!text.includes('://') && !text.startsWith('?')) return text;
+    return text.replace(/([?&])([^=&#\s]+)=([^&#\s]*)/g, (m, sep: string, key: string, value: string) => {
+      if (!isSecretName(key) || !value) return m;
+      return `${sep}${key}=${this.secretWhole(`${serverId}_${key}`, serverId, value, from)}`;
     });
   }
 
   private urlValue(serverId: string, url: string, from: string): string {
-    let out = url;
-    // Query parameters named like secrets: ?api_key=…&token=…
-    out = out.replace(/([?&])([^=&#\s]+)=([^&#\s]*)/g, (m, sep: string, key: string, value: string) => {
-      if (!isSecretName(key) || !value) return m;
-      return `${sep}${key}=${this.secretWhole(`${serverId}_${key}`, serverId, value, from)}`;
-    });
-    return this.scanValue(`${serverId}_TOKEN`, serverId, out, from);
+    return this.scanValue(`${serverId}_TOKEN`, serverId, this.querySecrets(serverId, url, from), from);
   }
 
   addServer(d: ServerDraft): void {

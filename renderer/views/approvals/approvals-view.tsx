@@ -8,6 +8,7 @@ import { EmptyState } from '../../components/empty-state';
 import { PageHeader } from '../../components/page-header';
 import { Timestamp } from '../../components/timestamp';
 import { useAppState } from '../../state/app-context';
+import { InboxNotices } from './inbox-notices';
 import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { ApprovalCard } from './approval-card';
@@ -42,6 +43,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
         }
       />
       <div className="view-body scroll">
+        <InboxNotices />
         <section aria-label="Pending approvals" className="approvals-pending" ref={pendingRef}>
           {pending.length === 0 ? (
             <EmptyState icon={<ShieldCheck size={28} />} title="Nothing waits for you">

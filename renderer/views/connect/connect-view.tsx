@@ -21,7 +21,8 @@ export function ConnectView() {
   const toast = useToast();
   const { launches } = useAppState();
   const launch = useStore(launches, (s) => s.launches.find((l) => l.id === s.activeId));
-  const configs = useCommand('connect:configs', launch ? { launchId: launch.id } : null);
+  const [transport, setTransport] = useState<'http' | 'stdio' | undefined>(undefined);
+  const configs = useCommand('connect:configs', launch ? { launchId: launch.id, ...(transport ? { transport } : {}) } : null);
   const [tab, setTab] = useState<string>('');
   const [token, setToken] = useState<string | null>(null);
   const [revealing, setRevealing] = useState(false);
@@ -98,6 +99,16 @@ export function ConnectView() {
                 <span className="spacer" />
                 <CopyButton text={current.text} label={`Copy ${current.format.toUpperCase()}`} />
               </div>
+              <div className="field-row">
+                <span className="field-label">Transport</span>
+                <Button size="sm" variant={current.transport === 'http' ? 'primary' : 'secondary'} disabled={!url} onClick={() => setTransport('http')}>HTTP</Button>
+                <Button size="sm" variant={current.transport === 'stdio' ? 'primary' : 'secondary'} onClick={() => setTransport('stdio')}>stdio</Button>
+                <span className="spacer" />
+                <CopyButton text={current.command} label="Copy CLI command" />
+              </div>
+              <p className="muted small">
+                Same text from the command line: <code className="mono">{current.command}</code> (add <code className="mono">--write</code> to merge it into {current.where}).
+              </p>
               <pre className="code-block config-text" tabIndex={0} aria-label={`${current.label} configuration`}>{current.text}</pre>
               {current.notes.length ? (
                 <ul className="notes">

@@ -20,6 +20,8 @@ import { useAppState } from '../../state/app-context';
 import { navigate, navStore } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import type { LaunchSummary, ServerStatus } from '../../state/types';
+import { ExportModelButton } from './export-model-button';
+import { WorkspaceNote } from './workspace-note';
 
 type Action = 'restart' | 'stop' | 'start';
 
@@ -65,9 +67,10 @@ export function ServersView() {
         title="Servers"
         subtitle={
           <>
-            <b>{launch.profile}</b> · {ready}/{launch.servers.length} ready · launched <Timestamp ts={launch.startedAt} /> · workspace <code className="mono">{launch.workspace}</code>
+            <b>{launch.profile}</b> · {ready}/{launch.servers.length} ready · launched <Timestamp ts={launch.startedAt} /> · <WorkspaceNote launch={launch} />
           </>
         }
+        actions={<ExportModelButton launchId={launch.id} />}
       />
       <div className="view-body scroll">
         <ServerTable launch={launch} selected={current?.id} onSelect={setSelected} />

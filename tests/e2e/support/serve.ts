@@ -1,15 +1,16 @@
 // Runs the real headless shell for a spec: `node out/cli.mjs serve --port 0` with its own temp
-// data and profile dirs, reading the login URL it prints on stderr (a fresh one after each use).
-// The session secret never appears in that output; only one-time codes do.
+// data and profile dirs. Its stderr is a pipe, not a terminal, so it prints no login code there
+// (main/web/login-code-sink.ts): the spec reads the 0600 `<dataDir>/web-login-url` it keeps
+// instead (a fresh URL after each use), as a person would with `serve --print-login-url`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test as base } from '@playwright/test';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const LOGIN_LINE = /gatehouse: (?:open|login link used or expired; a new one:) (http:\/\/127\.0\.0\.1:\d+\/login\?code=\S+)/;
+const LOGIN_URL = /^http:\/\/127\.0\.0\.1:\d+\/login\?code=\S+$/;
 
 export interface ServeHandle {
   /** http://127.0.0.1:PORT */
@@ -65,17 +66,26 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> 
   const urls: string[] = [];
   let handedOut = 0;
   const waiters = new Set<() => void>();
+  const urlFile = path.join(dataDir, 'web-login-url');
+  const readUrlFile = () => {
+    let text = '';
+    try {
+      text = readFileSync(urlFile, 'utf8').trim();
+    } catch {}
+    if (LOGIN_URL.test(text) && urls.at(-1) !== text) urls.push(text);
+  };
+  const poll = setInterval(() => {
+    readUrlFile();
+    for (const w of [...waiters]) w();
+  }, 50);
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
     stderr += chunk;
-    for (const line of chunk.split('\n')) {
-      const m = LOGIN_LINE.exec(line);
-      if (m) urls.push(m[1]!);
-    }
     for (const w of [...waiters]) w();
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   void exited.then(() => {
+    clearInterval(poll);
     for (const w of [...waiters]) w();
   });
 
@@ -83,6 +93,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> 
     new Promise((resolve, reject) => {
       const check = () => {
         // Only the newest printed code works: older ones were used or replaced.
+        readUrlFile();
         if (urls.length > handedOut) {
           waiters.delete(check);
           handedOut = urls.length;
