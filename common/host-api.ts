@@ -63,6 +63,13 @@ export const SecretStoreInfoSchema = z.object({
 /** A `${secret:NAME}` name: letters, digits, `_ . -`, not starting with a digit. */
 export const SecretNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/, 'a secret name is letters, digits, _ . -, not starting with a digit');
 
+/** The OS sandbox a process runs in (docs/sandbox.md); `off` is shown as a warning. */
+export const SandboxSummarySchema = z.object({
+  mode: z.enum(['strict', 'off']),
+  network: z.enum(['none', 'loopback', 'allow', 'host']),
+  summary: z.string(),
+});
+
 export const ServerStatusSchema = z.object({
   id: z.string(),
   kind: z.enum(['stdio', 'http', 'builtin']),
@@ -85,6 +92,8 @@ export const ServerStatusSchema = z.object({
   toolCount: z.number().optional(),
   instructions: z.string().optional(),
   auth: AuthStatusSchema.optional(),
+  /** The OS sandbox a process server runs in (docs/sandbox.md); absent for HTTP upstreams. */
+  sandbox: SandboxSummarySchema.optional(),
 });
 
 export const AgentSessionSchema = z.object({
@@ -324,6 +333,7 @@ export const TerminalSummarySchema = z.object({
   rows: z.number(),
   startedAt: z.number(),
   exit: z.object({ code: z.number().nullable(), signal: z.number().nullable(), at: z.number() }).optional(),
+  sandbox: SandboxSummarySchema.optional(),
 });
 
 export const PresetAvailabilitySchema = z.object({

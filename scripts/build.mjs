@@ -33,6 +33,17 @@ await build({
   logLevel: 'warning',
 });
 
+// The in-sandbox forwarder (main/sandbox/sandbox-init.ts) runs inside the OS sandbox, on a plain
+// node, from an unpacked file in a packaged app: one self-contained file, no shared chunks.
+await build({
+  ...hostBundleOptions,
+  absWorkingDir: root,
+  entryPoints: { 'sandbox-init': 'main/sandbox/sandbox-init.ts' },
+  outdir: 'out',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+
 // The Electron shell: main process and preload, both CommonJS. A sandboxed preload may only
 // require('electron') (so common/ and zod are bundled in); the main process keeps npm packages
 // external like the host, and gets an import.meta.url shim (main/paths.ts and the pty backend

@@ -19,12 +19,39 @@ export interface PresetInfo {
   label: string;
   program: string;
   install: string;
+  /**
+   * What the CLI needs from inside its sandbox (docs/sandbox.md): its own login and settings
+   * (writable, `~/` is $HOME; hidden from every other process) and the hosts of its model API and
+   * sign-in, reached through the filtering proxy. Everything else stays hidden and unreachable.
+   */
+  sandbox: { write: string[]; hosts: string[] };
 }
 
 export const PRESETS: Record<Exclude<AgentPreset, 'custom' | 'shell'>, PresetInfo> = {
-  'claude-code': { preset: 'claude-code', label: 'Claude Code', program: 'claude', install: 'npm install -g @anthropic-ai/claude-code' },
-  codex: { preset: 'codex', label: 'Codex', program: 'codex', install: 'npm install -g @openai/codex' },
-  gemini: { preset: 'gemini', label: 'Gemini CLI', program: 'gemini', install: 'npm install -g @google/gemini-cli' },
+  'claude-code': {
+    preset: 'claude-code',
+    label: 'Claude Code',
+    program: 'claude',
+    install: 'npm install -g @anthropic-ai/claude-code',
+    sandbox: { write: ['~/.claude', '~/.claude.json'], hosts: ['api.anthropic.com', 'console.anthropic.com', 'claude.ai', 'statsig.anthropic.com'] },
+  },
+  codex: {
+    preset: 'codex',
+    label: 'Codex',
+    program: 'codex',
+    install: 'npm install -g @openai/codex',
+    sandbox: { write: ['~/.codex'], hosts: ['api.openai.com', 'auth.openai.com', 'chatgpt.com'] },
+  },
+  gemini: {
+    preset: 'gemini',
+    label: 'Gemini CLI',
+    program: 'gemini',
+    install: 'npm install -g @google/gemini-cli',
+    sandbox: {
+      write: ['~/.gemini'],
+      hosts: ['generativelanguage.googleapis.com', 'cloudcode-pa.googleapis.com', 'oauth2.googleapis.com', 'accounts.google.com', 'www.googleapis.com'],
+    },
+  },
 };
 
 export interface AgentContext {

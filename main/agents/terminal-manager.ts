@@ -7,6 +7,9 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentSpec, ResolvedProfile } from '../profiles/types';
 import { prepareAgent, type PreparedAgent } from './presets';
+import { sandboxAgent } from './sandboxed-agent';
+import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import type { SandboxSummary } from '../sandbox/types';
 import { nodePtyBackend, type PtyBackend } from './pty-backend';
 import { nativeLoadProblem } from '../native/abi-mismatch';
 import { TerminalSession, type TerminalInfo } from './terminal-session';
@@ -33,6 +36,8 @@ export interface OpenTerminalOptions {
 export interface TerminalRecord extends TerminalInfo {
   launchId: string;
   preset: string;
+  /** The agent's OS sandbox; `off` is shown as a warning. */
+  sandbox?: SandboxSummary;
 }
 
 type Events = {
@@ -46,6 +51,7 @@ interface Entry {
   launchId: string;
   preset: string;
   session: TerminalSession;
+  sandbox: SandboxSummary;
   cleanup: () => void;
 }
 
@@ -111,26 +117,50 @@ export class TerminalManager extends EventEmitter<Events> {
       return { unavailable: problem, install: process.versions.electron ? 'npx electron-builder install-app-deps' : 'npm rebuild node-pty' };
     }
     let session: TerminalSession;
+    let boxed: SandboxedRun | undefined;
+    let summary: SandboxSummary;
     try {
+      // The agent's OS sandbox (main/sandbox/): it reaches the gateway port and nothing else of the host.
+      ({ run: boxed, summary } = sandboxAgent(spec, prepared, {
+        gatewayUrl: launch.url,
+        workspace: launch.profile.workspace,
+        dataDir: this.opts.dataDir,
+        hostEnv: this.opts.hostEnv,
+        searchPath: await this.opts.searchPath(),
+        runDir,
+      }));
       session = new TerminalSession(this.backend, {
         id,
         title: prepared.title,
-        command: prepared.command,
-        args: prepared.args,
-        env: prepared.env,
+        command: boxed.command,
+        args: boxed.args,
+        env: boxed.env,
         cwd: prepared.cwd,
         cols: options.cols,
         rows: options.rows,
+        shownCommand: [prepared.command, ...prepared.args].join(' '),
       });
     } catch (err) {
+      boxed?.dispose();
       cleanup();
+      if (isPermanentSandboxError(err)) return { unavailable: (err as Error).message };
       throw err;
     }
-    const entry: Entry = { launchId: launch.launchId, preset: spec.preset, session, cleanup };
+    const sandboxRun = boxed;
+    const entry: Entry = {
+      launchId: launch.launchId,
+      preset: spec.preset,
+      session,
+      sandbox: summary,
+      cleanup: () => {
+        sandboxRun.dispose();
+        cleanup();
+      },
+    };
     this.terminals.set(id, entry);
     session.on('data', (data) => this.emit('data', id, data));
     session.on('exit', () => {
-      cleanup();
+      entry.cleanup();
       this.emit('exit', this.record(entry));
     });
     const record = this.record(entry);
@@ -144,7 +174,7 @@ export class TerminalManager extends EventEmitter<Events> {
   }
 
   private record(entry: Entry): TerminalRecord {
-    return { ...entry.session.status(), launchId: entry.launchId, preset: entry.preset };
+    return { ...entry.session.status(), launchId: entry.launchId, preset: entry.preset, sandbox: entry.sandbox };
   }
 
   list(launchId?: string): TerminalRecord[] {

@@ -25,6 +25,8 @@ export interface TerminalSpec {
   cols?: number;
   rows?: number;
   scrollbackChars?: number;
+  /** What the terminal shows as its command, when `command` is a wrapper (the OS sandbox). */
+  shownCommand?: string;
 }
 
 export interface TerminalInfo {
@@ -70,7 +72,7 @@ export class TerminalSession extends EventEmitter<Events> {
     const cols = spec.cols ?? 120;
     const rows = spec.rows ?? 32;
     this.pty = backend.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, cols, rows });
-    this.info = { id: spec.id, title: spec.title, command: [spec.command, ...spec.args].join(' '), cwd: spec.cwd, pid: this.pty.pid, cols, rows, startedAt: Date.now() };
+    this.info = { id: spec.id, title: spec.title, command: spec.shownCommand ?? [spec.command, ...spec.args].join(' '), cwd: spec.cwd, pid: this.pty.pid, cols, rows, startedAt: Date.now() };
     this.pty.onData((chunk) => this.onOutput(chunk));
     this.pty.onExit(({ exitCode, signal }) => {
       const tail = this.decoder.end();

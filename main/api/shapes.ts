@@ -40,6 +40,7 @@ export function serverStatus(s: ServerStatus): ServerStatusOut {
   if (s.toolCount !== undefined) out.toolCount = s.toolCount;
   if (s.instructions !== undefined) out.instructions = s.instructions;
   if (s.auth) out.auth = { ...s.auth };
+  if (s.sandbox) out.sandbox = { ...s.sandbox };
   return out;
 }
 
@@ -159,5 +160,6 @@ export function terminalSummary(t: TerminalRecord): CommandOutput<'terminals:lis
     rows: t.rows,
     startedAt: t.startedAt,
     ...(t.exit ? { exit: { ...t.exit } } : {}),
+    ...(t.sandbox ? { sandbox: { ...t.sandbox } } : {}),
   };
 }

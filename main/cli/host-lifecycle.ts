@@ -40,6 +40,8 @@ export function installShutdown(host: Host, log: (line: string) => void): (reaso
 export function formatStatus(s: ServerStatus): string {
   const pid = s.pid ? ` pid ${s.pid}` : '';
   const tools = s.state === 'ready' && s.toolCount !== undefined ? `, ${s.toolCount} tools` : '';
+  // `sandbox: off` is said where it matters, when the server comes up (docs/sandbox.md).
+  const unconfined = s.state === 'ready' && s.sandbox?.mode === 'off' ? '  [UNSANDBOXED: sandbox: off]' : '';
   const tail = s.state === 'failed' && s.stderrTail.length > 0 ? `\n    last stderr:\n${s.stderrTail.slice(-5).map((l) => `      ${l}`).join('\n')}` : '';
-  return `[${new Date().toISOString().slice(11, 23)}] ${s.id.padEnd(12)} ${s.state.padEnd(10)}${pid}  ${s.reason}${tools}${tail}`;
+  return `[${new Date().toISOString().slice(11, 23)}] ${s.id.padEnd(12)} ${s.state.padEnd(10)}${pid}  ${s.reason}${tools}${unconfined}${tail}`;
 }

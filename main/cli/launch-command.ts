@@ -12,6 +12,8 @@ import { rmSync } from 'node:fs';
 import type { Launch } from '../host';
 import type { AgentSpec } from '../profiles/types';
 import { prepareAgent } from '../agents/presets';
+import { sandboxAgent } from '../agents/sandboxed-agent';
+import type { SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { resolveSearchPath } from '../supervisor/shell-path';
 import { appRoot } from '../paths';
 import { settleLaunchConsent } from './trust-consent';
@@ -21,6 +23,7 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
   const id = `cli-${process.pid}`;
   const grant = launch.endpoint!.issueToken(id);
   const runDir = path.join(host.dataDir, 'run', id);
+  let sandboxRun: SandboxedRun | undefined;
   try {
     const searchPath = await resolveSearchPath({ extraDirs: [path.join(appRoot(), 'node_modules', '.bin')] });
     const prepared = prepareAgent(spec, { url: launch.endpoint!.url, token: grant.token, runDir, searchPath, hostEnv: process.env });
@@ -28,8 +31,16 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
       log(`gatehouse: agent not started: ${prepared.reason}${prepared.install ? ` (install: ${prepared.install})` : ''}`);
       return 1;
     }
-    log(`gatehouse: starting ${prepared.title} (${prepared.command}) in ${prepared.cwd}`);
-    const child = spawn(prepared.command, prepared.args, { cwd: prepared.cwd, env: prepared.env, stdio: 'inherit' });
+    let boxed: ReturnType<typeof sandboxAgent>;
+    try {
+      boxed = sandboxAgent(spec, prepared, { gatewayUrl: launch.endpoint!.url, workspace: launch.profile.workspace, dataDir: host.dataDir, hostEnv: process.env, searchPath, runDir });
+    } catch (err) {
+      log(`gatehouse: agent not started: ${(err as Error).message}`);
+      return 1;
+    }
+    sandboxRun = boxed.run;
+    log(`gatehouse: starting ${prepared.title} (${prepared.command}) in ${prepared.cwd}; sandbox ${boxed.summary.summary}`);
+    const child = spawn(boxed.run.command, boxed.run.args, { cwd: prepared.cwd, env: boxed.run.env, stdio: 'inherit' });
     return await new Promise<number>((resolve) => {
       child.on('error', (err) => {
         log(`gatehouse: agent failed to start: ${err.message}`);
@@ -38,6 +49,7 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
       child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
     });
   } finally {
+    sandboxRun?.dispose();
     grant.revoke();
     rmSync(runDir, { recursive: true, force: true });
   }

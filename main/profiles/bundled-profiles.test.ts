@@ -32,7 +32,7 @@ describe('workspace-profiles/', () => {
         ['memory', 'stdio'],
       ]);
       expect(p.servers[1]).toMatchObject({ command: 'mcp-server-filesystem', args: [p.workspace] });
-      expect(p.servers[2]).toMatchObject({ command: 'mcp-server-memory', env: { MEMORY_FILE_PATH: path.join(data, 'demo-memory.jsonl') } });
+      expect(p.servers[2]).toMatchObject({ command: 'mcp-server-memory', env: { MEMORY_FILE_PATH: path.join(data, 'memory', 'demo-memory.jsonl') } });
       // Its commands are real dependencies, found in Gatehouse's own node_modules/.bin.
       for (const bin of ['mcp-server-filesystem', 'mcp-server-memory']) {
         expect(fs.existsSync(path.join(dir, '..', 'node_modules', '.bin', bin))).toBe(true);

@@ -118,6 +118,7 @@ describe('resolveProfile', () => {
       cwd: path.join(ws, 'sub'),
       framing: 'content-length',
       trust: 'pin',
+      sandbox: { mode: 'strict', write: [], read: [], network: { kind: 'none' }, hostPorts: [] },
       disabled: false,
       restart: { maxRestarts: 2, initialBackoffMs: 10, maxBackoffMs: 100, resetAfterMs: 1500 },
       startupTimeoutMs: 2000,
@@ -157,6 +158,40 @@ describe('resolveProfile', () => {
     expect(m.env.K).toBe('prefixed-wins');
     expect(p.redactor.redactString('prefixed-wins')).toBe('«secret:MY_KEY»');
     expect(p.name).toBe('demo');
+  });
+
+  it('sandbox: shorthands, grants with ~ and ${…}, network forms; the agent keeps "no network given"', () => {
+    const p = resolveLines(
+      [
+        'workspace: ws',
+        'servers:',
+        '  a: { command: x }',
+        '  b: { command: x, sandbox: off }',
+        '  c: { command: x, sandbox: { write: ["~/.cache/c", "${data}/c", "out"], read: ["/etc/x"], network: loopback, host_ports: [5432] } }',
+        '  d: { builtin: workspace-tools, sandbox: { network: { allow: ["api.example.com", "*.example.org:443"] } } }',
+        'agent: { preset: shell, sandbox: { write: ["~/notes"] } }',
+      ],
+      { env: { HOME: '/home/ada' } },
+    );
+    const [a, b, c, d] = p.servers as [StdioServerSpec, StdioServerSpec, StdioServerSpec, BuiltinServerSpec];
+    expect(a.sandbox).toEqual({ mode: 'strict', write: [], read: [], network: { kind: 'none' }, hostPorts: [] });
+    expect(b.sandbox.mode).toBe('off');
+    expect(c.sandbox).toEqual({
+      mode: 'strict',
+      write: ['/home/ada/.cache/c', path.join(dataDir, 'c'), path.join(dir, 'ws', 'out')],
+      read: ['/etc/x'],
+      network: { kind: 'loopback' },
+      hostPorts: [5432],
+    });
+    expect(d.sandbox.network).toEqual({ kind: 'allow', hosts: ['api.example.com', '*.example.org:443'] });
+    expect(p.agent?.sandbox).toEqual({ mode: 'strict', write: ['/home/ada/notes'], read: [], hostPorts: [] });
+  });
+
+  it('sandbox: host_ports with network none is refused, and http servers have no sandbox key', () => {
+    expect(resolveErrors(['workspace: ws', 'servers:', '  a: { command: x, sandbox: { network: none, host_ports: [80] } }'])).toEqual([
+      'demo.yaml:3:58 servers.a.sandbox.host_ports: host_ports needs network: loopback or {allow: [...]} (network: none reaches no port of the host)',
+    ]);
+    expect(() => resolveLines(['workspace: ws', 'servers:', '  h: { url: "http://x", sandbox: off }'])).toThrow(/unknown key 'sandbox'/);
   });
 
   it('${data} and ${env:…} work in workspace itself, relative to the profile file', () => {

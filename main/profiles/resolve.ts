@@ -2,13 +2,15 @@
 // absolute, seconds turned into ms, snake_case into camelCase. All-or-nothing: every problem
 // is collected and thrown as one ProfileError, so nothing starts from a half-resolved profile.
 import { statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Redactor } from '../secrets/redactor';
 import { EnvSecretProvider, type SecretProvider } from '../secrets/provider';
 import { expandString, type ExpandContext } from './expand';
 import type { LoadedProfile } from './loader';
 import { ProfileError, type ProfileIssue } from './profile-error';
-import type { ServerRaw } from './schema';
+import type { SandboxRaw, ServerRaw } from './schema';
+import type { AgentSandboxSpec, SandboxNetwork, SandboxSpec } from '../sandbox/types';
 import type { AgentSpec, PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec, WorkspaceSource } from './types';
 
 /** Env/header names whose values are treated as secret even when written literally. */
@@ -86,6 +88,28 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     return v;
   };
 
+  const home = env.HOME || os.homedir();
+  /** `sandbox:` → spec; paths: `~/` is $HOME, `${…}` expands, relative is relative to the workspace. */
+  const sandboxOf = (p: PropertyKey[], raw: SandboxRaw | undefined): AgentSandboxSpec => {
+    if (raw === undefined || raw === 'strict') return { mode: 'strict', write: [], read: [], hostPorts: [] };
+    if (raw === 'off') return { mode: 'off', write: [], read: [], hostPorts: [] };
+    const paths = (field: 'write' | 'read') =>
+      raw[field].map((v, i) => {
+        const e = str([...p, field, i], v);
+        return path.resolve(workspace, e === '~' ? home : e.startsWith('~/') ? path.join(home, e.slice(2)) : e);
+      });
+    const network: SandboxNetwork | undefined =
+      raw.network === undefined ? undefined : typeof raw.network === 'string' ? { kind: raw.network } : { kind: 'allow', hosts: raw.network.allow.map((h, i) => str([...p, 'network', 'allow', i], h)) };
+    if (raw.host_ports.length > 0 && network?.kind === 'none') {
+      issues.push(loaded.issueAt([...p, 'host_ports'], 'host_ports needs network: loopback or {allow: [...]} (network: none reaches no port of the host)'));
+    }
+    return { mode: raw.mode, write: paths('write'), read: paths('read'), hostPorts: raw.host_ports, ...(network ? { network } : {}) };
+  };
+  const serverSandbox = (p: PropertyKey[], raw: SandboxRaw | undefined): SandboxSpec => {
+    const s = sandboxOf(p, raw);
+    return { ...s, network: s.network ?? { kind: 'none' } };
+  };
+
   const checkUrl = (p: PropertyKey[], url: string): void => {
     let parsed: URL | undefined;
     try {
@@ -120,6 +144,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
         cwd: path.resolve(workspace, str([...p, 'cwd'], s.cwd)),
         framing: s.framing,
         trust: s.trust,
+        sandbox: serverSandbox([...p, 'sandbox'], s.sandbox),
       };
     }
     if ('url' in s) {
@@ -144,6 +169,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       env: map([...p, 'env'], s.env),
       inheritEnv: s.inherit_env,
       options: deep([...p, 'options'], s.options) as Record<string, unknown>,
+      sandbox: builtinSandbox(serverSandbox([...p, 'sandbox'], s.sandbox), s.sandbox, deep([...p, 'options'], s.options)),
     };
   });
 
@@ -156,6 +182,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
         inheritEnv: raw.agent.inherit_env,
         cwd: path.resolve(workspace, str(['agent', 'cwd'], raw.agent.cwd)),
         autostart: raw.agent.autostart,
+        ...(raw.agent.sandbox !== undefined ? { sandbox: sandboxOf(['agent', 'sandbox'], raw.agent.sandbox) } : {}),
       }
     : undefined;
 
@@ -192,6 +219,17 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     redactor,
     ...(agentSpec ? { agent: agentSpec } : {}),
   };
+}
+
+/**
+ * The built-in tools' network, when the profile does not name one: the hosts http_request may
+ * reach (options.http.allow_hosts), through the sandbox's proxy; none when there are none.
+ */
+function builtinSandbox(spec: SandboxSpec, raw: SandboxRaw | undefined, options: unknown): SandboxSpec {
+  const networkGiven = typeof raw === 'object' && raw.network !== undefined;
+  const hosts = (options as { http?: { allow_hosts?: unknown } } | undefined)?.http?.allow_hosts;
+  if (spec.mode === 'off' || networkGiven || !Array.isArray(hosts) || hosts.length === 0) return spec;
+  return { ...spec, network: { kind: 'allow', hosts: hosts.filter((h): h is string => typeof h === 'string') } };
 }
 
 function restartPolicy(s: ServerRaw): RestartPolicy {

@@ -46,6 +46,35 @@ const trustMode = z
   .enum(['pin', 'accept-new', 'off'])
   .default('pin')
   .describe('Tool pinning: `pin` holds new and changed tools for review, `accept-new` lets new tools pass (changed ones wait), `off` advertises whatever the server lists.');
+// `sandbox:` (docs/sandbox.md): the OS sandbox a process runs in. `strict` (the default for
+// every process Gatehouse starts) or `off` (unconfined; only ever written explicitly), or an
+// object that keeps strict and adds grants.
+const sandboxNetwork = z
+  .union([
+    z.enum(['none', 'loopback']),
+    z.strictObject({
+      allow: z
+        .array(z.string().min(1))
+        .min(1)
+        .describe('Hosts reachable over HTTP(S) through Gatehouse\'s filtering proxy; the same entries as http_request\'s allow_hosts (`api.example.com`, `*.example.com`, `host:port`, IP literals, `*`).'),
+    }),
+  ])
+  .describe('`none`: no network at all (the process has only its own loopback); `loopback`: plus the granted host_ports on 127.0.0.1; `{allow: [hosts]}`: plus HTTP(S) to these hosts through a filtering proxy.');
+
+const sandboxObject = z.strictObject({
+  mode: z.enum(['strict', 'off']).default('strict').describe('`strict` confines the process; `off` runs it unconfined (shown as a warning).'),
+  write: z.array(z.string().min(1)).default([]).describe('Paths the process may write besides the workspace (`~/…`, `${workspace}`, `${data}/…` expand). A missing folder is created.'),
+  read: z.array(z.string().min(1)).default([]).describe('Paths made visible read-only even where they are hidden by default (e.g. `~/.gitconfig`).'),
+  network: sandboxNetwork.optional().describe('Default: none (for an agent: what its preset needs).'),
+  host_ports: z
+    .array(z.number().int().min(1).max(65535))
+    .default([])
+    .describe('Ports of the host\'s 127.0.0.1 reachable from inside at the same number (needs network loopback or allow).'),
+});
+
+export const SandboxSchema = z
+  .union([z.enum(['strict', 'off']), sandboxObject])
+  .describe('The OS sandbox this process runs in (docs/sandbox.md). Default: strict (read-only system, workspace writable, credentials and Gatehouse\'s data hidden, no network).');
 
 const serverCommon = {
   description: z.string().optional(),
@@ -74,6 +103,7 @@ export const StdioServerSchema = z
     cwd: z.string().default('${workspace}').describe('Working directory; relative paths are relative to the workspace.'),
     framing: z.enum(['auto', 'line', 'content-length']).default('auto').describe('stdio framing: auto-detected, newline-delimited or Content-Length.'),
     trust: trustMode,
+    sandbox: SandboxSchema.optional(),
     ...serverCommon,
   })
   .describe('A stdio MCP server started as a child process.');
@@ -120,6 +150,7 @@ export const BuiltinServerSchema = z
     options: z.record(z.string(), z.unknown()).default({}).describe('Options handed to the built-in server.'),
     env: envMap.default({}),
     inherit_env: inheritEnv.default([]),
+    sandbox: SandboxSchema.optional(),
     ...serverCommon,
   })
   .describe('A server built into Gatehouse.');
@@ -193,6 +224,7 @@ const agent = z
     inherit_env: inheritEnv.default([]),
     cwd: z.string().default('${workspace}').describe('Working directory; relative paths are relative to the workspace.'),
     autostart: z.boolean().default(true).describe('Start the agent in a terminal when the profile is launched.'),
+    sandbox: SandboxSchema.optional().describe('The OS sandbox of the agent\'s terminal. Default: strict, with what the preset\'s CLI needs (its config folder, its model API hosts) and the gateway port.'),
   })
   .refine((a) => a.preset !== 'custom' || a.command !== undefined, { message: 'preset custom needs a command', path: ['command'] })
   .describe('The agent to start with this profile, in a terminal wired to the gateway.');
@@ -266,3 +298,4 @@ export type ProfileInput = z.input<typeof ProfileSchema>;
 export type ProfileRaw = z.output<typeof ProfileSchema>;
 export type ServerRaw = z.output<typeof ServerSchema>;
 export type PolicyRuleRaw = z.output<typeof PolicyRuleSchema>;
+export type SandboxRaw = z.output<typeof SandboxSchema>;

@@ -2,6 +2,7 @@
 // The raw (on-disk) shape is `ProfileSchema` in ./schema.ts; this is what comes out of
 // `resolveProfile()` in ./resolve.ts. Keep the two in step.
 import type { Redactor } from '../secrets/redactor';
+import type { AgentSandboxSpec, SandboxSpec } from '../sandbox/types';
 
 export type ToolSurface = 'friendly' | 'canonical' | 'both';
 export type Framing = 'auto' | 'line' | 'content-length';
@@ -44,6 +45,8 @@ export interface StdioServerSpec extends ServerCommon {
   framing: Framing;
   /** Tool pinning (docs/trust.md). */
   trust: TrustMode;
+  /** The OS sandbox it runs in (main/sandbox/); strict unless the profile says otherwise. */
+  sandbox: SandboxSpec;
 }
 
 export interface HttpServerSpec extends ServerCommon {
@@ -65,6 +68,7 @@ export interface BuiltinServerSpec extends ServerCommon {
   inheritEnv: string[];
   /** Options handed to the built-in server (limits, allowed hosts...), JSON-serialisable. */
   options: Record<string, unknown>;
+  sandbox: SandboxSpec;
 }
 
 export type ServerSpec = StdioServerSpec | HttpServerSpec | BuiltinServerSpec;
@@ -101,6 +105,8 @@ export interface AgentSpec {
   inheritEnv: string[];
   cwd: string;
   autostart: boolean;
+  /** Undefined: the preset's default (strict plus what its CLI needs). */
+  sandbox?: AgentSandboxSpec;
 }
 
 export interface ResolvedProfile {

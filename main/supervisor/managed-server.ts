@@ -30,6 +30,9 @@ import { CommandNotFoundError, resolveCommand } from './shell-path';
 import { bundledBinEntry } from './bundled-bins';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import type { ExitInfo, ServerState, ServerStatus } from './types';
+import { isPermanentSandboxError, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import { summarizeSandbox } from '../sandbox/types';
+import { signalSandboxedGroup } from '../sandbox/signal-tree';
 
 const STDERR_RING = 200;
 /** Sustained bytes per second read from one server's stdout (bursts up to 2 × its message limit). */
@@ -61,6 +64,8 @@ export interface ManagedServerOptions {
   hostEnv?: NodeJS.ProcessEnv;
   /** Entry of the built-in workspace tools server (out/tools-server.mjs). */
   toolsServerEntry?: string;
+  /** Gatehouse's data directory: hidden from the server's sandbox. */
+  dataDir?: string;
   /**
    * Builds the SDK client for each run. The gateway passes one that declares sampling,
    * elicitation and roots and routes those requests downstream. The supervisor owns the
@@ -180,6 +185,7 @@ export class ManagedServer extends EventEmitter<Events> {
       toolCount: this.state === 'ready' ? this.toolList.length : undefined,
       instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
       ...(this.opts.oauth ? { auth: this.opts.oauth.status() } : {}),
+      sandbox: this.spec.kind === 'http' ? undefined : summarizeSandbox(this.spec.sandbox),
     };
   }
 
@@ -349,10 +355,13 @@ export class ManagedServer extends EventEmitter<Events> {
         args = [entry, ...spec.args];
       }
     }
-    const child = spawn(command, args, {
+    // The OS sandbox (main/sandbox/): throws, and the start fails for good, when it cannot be had.
+    const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: this.opts.workspace, dataDir: this.opts.dataDir, hostEnv: this.opts.hostEnv, searchPath: this.opts.searchPath, log: (line) => this.appendStderr(run, `[gatehouse] ${line}`) });
+    this.sandboxRun = boxed;
+    const child = spawn(boxed.command, boxed.args, {
       cwd,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      env: boxed.env,
+      stdio: ['pipe', 'pipe', 'pipe', ...boxed.extraFds],
       // Own process group (setsid): shutdown and the reaper signal -pgid, reaching grandchildren.
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -530,7 +539,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private onStartFailure(run: number, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     this.appendStderr(run, `[gatehouse] start failed: ${message}`);
-    if (err instanceof CommandNotFoundError) {
+    if (err instanceof CommandNotFoundError || isPermanentSandboxError(err)) {
       // Restarting cannot make a missing program appear: fail now and say where we looked.
       this.permanentFailure = true;
     }
@@ -599,6 +608,7 @@ export class ManagedServer extends EventEmitter<Events> {
     );
   }
   private pendingEndReason: string | undefined;
+  private sandboxRun: SandboxedRun | undefined;
   /** Set when restarting cannot help (the command does not exist): fail at once. */
   private permanentFailure = false;
 
@@ -652,6 +662,8 @@ export class ManagedServer extends EventEmitter<Events> {
     // Exit events from an old child are ignored; each run ends once.
     if (run !== this.run || this.runEnded.has(run)) return;
     this.runEnded.add(run);
+    this.sandboxRun?.dispose();
+    this.sandboxRun = undefined;
     for (const t of this.killTimers) clearTimeout(t);
     this.killTimers = [];
     if (this.heartbeat) clearInterval(this.heartbeat);
@@ -748,6 +760,7 @@ export class ManagedServer extends EventEmitter<Events> {
   }
 
   private killGroup(pgid: number, signal: NodeJS.Signals): void {
+    if (this.sandboxRun?.sandboxed && process.platform === 'linux') return signalSandboxedGroup(pgid, signal);
     try {
       process.kill(process.platform === 'win32' ? pgid : -pgid, signal);
     } catch {}

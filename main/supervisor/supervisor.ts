@@ -64,6 +64,7 @@ export class Supervisor extends EventEmitter<Events> {
         searchPath: this.searchPath,
         hostEnv: this.opts.hostEnv,
         toolsServerEntry: toolsServerEntry(),
+        dataDir: this.profile.dataDir,
         clientFactory: this.opts.clientFactory,
         oauth: this.opts.oauthFor?.(spec),
         channelRoutes: this.opts.channelRoutes,

@@ -1,5 +1,6 @@
 import type { Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthStatusInfo } from '../auth/upstream-oauth';
+import type { SandboxSummary } from '../sandbox/types';
 
 /**
  * starting → ready (after `initialize` succeeds) → restarting / failed / stopped.
@@ -43,6 +44,8 @@ export interface ServerStatus {
   instructions?: string;
   /** `auth: oauth` servers: signed in or not, until when (never a token). */
   auth?: AuthStatusInfo;
+  /** The OS sandbox of a process server (absent for HTTP upstreams); `off` is shown as a warning. */
+  sandbox?: SandboxSummary;
 }
 
 export type { Tool };

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { ToolError } from './errors';
 import { blockedAddressReason, isListedIp, matchAllowList, parseAllowEntry, urlHost, type AllowEntry } from './net-guard';
 import { defineTool, resultSchema, plural } from './tool-kit';
+import { sandboxProxy, viaProxy } from './http-via-proxy';
 
 const errorTypes = ['HostNotAllowedError', 'ResponseTooLargeError', 'TimeoutError', 'NetworkError', 'InvalidArgumentError', 'InternalError'] as const;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -108,7 +109,9 @@ function doHop(url: URL, o: HopOptions): Promise<Hop> {
     const mod = url.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = { ...o.headers };
     if (o.body && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-length')) headers['content-length'] = String(o.body.length);
-    const req = mod.request(url, { method: o.method, headers, lookup: o.lookup, signal: o.signal, agent: false });
+    const proxy = sandboxProxy();
+    if (proxy && url.protocol === 'http:') headers.host ??= url.host;
+    const req = mod.request(url, { method: o.method, headers, lookup: o.lookup, signal: o.signal, agent: false, ...(proxy ? viaProxy(url, proxy) : {}) });
     req.on('error', reject);
     req.on('response', (res) => {
       const base = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: flattenHeaders(res.headers), location: res.headers.location };

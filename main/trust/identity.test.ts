@@ -27,7 +27,7 @@ const base = {
   restart: { maxRestarts: 1, initialBackoffMs: 1, maxBackoffMs: 1, resetAfterMs: 1 },
   startupTimeoutMs: 1000,
   requestTimeoutMs: 1000,
-} as ServerSpec;
+} as unknown as ServerSpec;
 
 describe('launchIdentity', () => {
   it('keeps argv, cwd, env names and the pinning mode; never env values or secrets', () => {

@@ -94,6 +94,8 @@ describe('electron-builder.yml', () => {
     // Under Electron the built-in tools server and the demo's npm servers run on the user's
     // node (run-as-node is fused off), which cannot read app.asar.
     expect(unpacked('out/tools-server.mjs')).toBe(true);
+    // The OS sandbox's in-sandbox forwarder (main/sandbox/sandbox-init.ts) runs on that node too.
+    expect(unpacked('out/sandbox-init.mjs')).toBe(true);
     const entries = ['main/tools/server.ts'];
     for (const pkg of ['@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/server-memory']) {
       const json = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };

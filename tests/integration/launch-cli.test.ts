@@ -33,7 +33,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const file = writeProfile(
         tmp.dir,
         profileYaml('cli', {
-          wrapped: { command: process.execPath, args: [serverFixture('wrapper.mjs'), pidsFile], restart: FAST_RESTART },
+          // Host pids written outside the workspace: unsandboxed (sandbox-orphans.test.ts runs the same in bwrap).
+          wrapped: { command: process.execPath, args: [serverFixture('wrapper.mjs'), pidsFile], restart: FAST_RESTART, sandbox: 'off' },
           plain: { command: process.execPath, args: [serverFixture('raw-server.mjs'), '--ignore-term'], restart: FAST_RESTART },
         }),
       );

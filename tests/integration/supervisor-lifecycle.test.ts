@@ -126,7 +126,8 @@ describe('shutdown of a stubborn server', () => {
 
 describe('old children', () => {
   it("restart() while running: the old child's exit does not touch the new run", async () => {
-    const { server, seen } = await launchOne({ args: [raw] });
+    // The server reports its own pid: unsandboxed, so that it is the host's (sandbox-orphans.test.ts covers bwrap).
+    const { server, seen } = await launchOne({ args: [raw], sandbox: 'off' });
     const oldPid = server.status().pid!;
     await server.restart();
     const status = server.status();

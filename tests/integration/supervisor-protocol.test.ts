@@ -77,7 +77,8 @@ describe('Content-Length framing', () => {
   });
 
   it('works with framing: auto, after one silent start (the client has to speak first)', async () => {
-    const { server } = await launchOne({ args: [raw, '--framing', 'content-length'], framing: 'auto', startup_timeout_s: 1 });
+    // The server reports its own pid, compared with the host's: unsandboxed (a PID namespace renumbers it).
+    const { server } = await launchOne({ args: [raw, '--framing', 'content-length'], framing: 'auto', startup_timeout_s: 1, sandbox: 'off' });
     await waitFor(() => server.status().state === 'ready', { what: 'ready' });
     expect(server.status()).toMatchObject({ state: 'ready', run: 2, restarts: 1 });
     expect(server.stderrTail().join('\n')).toContain('next start writes content-length framing');

@@ -87,7 +87,10 @@ describe('least privilege environment', () => {
     expect(env.GATEHOUSE_PASSED).toBe('passed-through');
     expect(env.GATEHOUSE_ABSENT_VAR).toBeUndefined();
     expect(text).not.toContain('canary-must-not-leak');
-    const allowed = new Set(['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'PROFILE_VAR', 'COPIED', 'GATEHOUSE_PASSED']);
+    // Plus what the sandbox itself sets (it runs strict by default): TMPDIR (its private /tmp) and
+    // PWD (bwrap's --chdir); neither carries anything of the host.
+    const allowed = new Set(['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'PROFILE_VAR', 'COPIED', 'GATEHOUSE_PASSED', 'TMPDIR', 'PWD']);
+    expect(env.TMPDIR ?? '/tmp').toBe('/tmp');
     expect(Object.keys(env).filter((k) => !allowed.has(k))).toEqual([]);
   }, 60_000);
 });

@@ -22,7 +22,9 @@ function wrapperProfile(dir: string, ids: string[]): { file: string; pidFiles: R
   const servers: Record<string, Record<string, unknown>> = {};
   for (const id of ids) {
     pidFiles[id] = path.join(dir, `${id}.pids.json`);
-    servers[id] = { command: process.execPath, args: [serverFixture('wrapper.mjs'), pidFiles[id], '--ignore-term'], restart: FAST_RESTART };
+    // The wrapper writes the host pids of its tree to a file outside the workspace: unsandboxed, so
+    // this tests the supervisor's own process-group logic (sandbox-orphans.test.ts does it in bwrap).
+    servers[id] = { command: process.execPath, args: [serverFixture('wrapper.mjs'), pidFiles[id], '--ignore-term'], restart: FAST_RESTART, sandbox: 'off' };
   }
   return { file: writeProfile(dir, profileYaml('reap', servers)), pidFiles };
 }

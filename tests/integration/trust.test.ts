@@ -34,8 +34,11 @@ afterEach(async () => {
 function setup(opts: { watch?: boolean; aliases?: Record<string, string> } = {}) {
   const tmp = tempDir('gh-trust-');
   const dataDir = path.join(tmp.dir, 'data');
-  const descFile = path.join(tmp.dir, 'desc.txt');
-  const marker = path.join(tmp.dir, 'started.txt');
+  // The fixture reads its description and writes its start marker here, from inside its sandbox.
+  const fixtureDir = path.join(tmp.dir, 'fixture');
+  fs.mkdirSync(fixtureDir);
+  const descFile = path.join(fixtureDir, 'desc.txt');
+  const marker = path.join(fixtureDir, 'started.txt');
   fs.writeFileSync(descFile, 'Looks a word up in a small dictionary.');
   const profile = writeProfile(
     tmp.dir,
@@ -49,6 +52,7 @@ function setup(opts: { watch?: boolean; aliases?: Record<string, string> } = {})
           command: process.execPath,
           args: [serverFixture('trust-server.mjs')],
           env: { TRUST_DESC_FILE: descFile, TRUST_MARKER: marker, TRUST_WATCH: opts.watch ? '1' : '0' },
+          sandbox: { write: [fixtureDir] },
         },
       },
     }),

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'react';
 import { Play, RotateCw, ScrollText, Server, Square } from 'lucide-react';
 import { useHostApi } from '../../api/context';
 import { Badge, StateBadge } from '../../components/badge';
+import { SandboxBadge } from './sandbox-badge';
 import { Banner } from '../../components/banner';
 import { Button } from '../../components/button';
 import { EmptyState } from '../../components/empty-state';
@@ -127,7 +128,7 @@ function ServerTable({ launch, selected, onSelect }: { launch: LaunchSummary; se
                 <button type="button" className="link-plain mono strong" onClick={() => onSelect(s.id)} aria-label={`Details of ${s.id}`}>
                   {s.id}
                 </button>
-                <span className="muted small"> {s.kind}</span>
+                <span className="muted small"> {s.kind}</span> <SandboxBadge sandbox={s.sandbox} />
               </td>
               <td><StateBadge state={s.state} /></td>
               <td className="cell-ellipsis muted" title={s.reason}>

@@ -1,0 +1,97 @@
+// The file-system half of a sandbox, decided once for both platforms: which paths are writable,
+// which are visible read-only, which are hidden, in the order that makes the most specific rule
+// win. bwrap-args.ts turns it into mounts, seatbelt-profile.ts into SBPL rules.
+//
+// Order: mounts apply in sequence and a later mount covers an earlier one, so rules are sorted by
+// depth (shallow first): `write: [~]` then the hidden `~/.ssh` inside it stays hidden, and the
+// hidden data directory then a granted `${data}/memory` inside it is visible. At the same path an
+// explicit grant beats the default hide list (a profile that grants `~/.ssh` means it), except for
+// Gatehouse's data directory, which no grant may expose whole.
+import { realpathSync, statSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { hiddenPaths } from './hidden-paths';
+import type { SandboxSpec } from './types';
+
+export type MountRule =
+  | { kind: 'write'; path: string }
+  | { kind: 'read'; path: string }
+  /** `dir`: an empty read-only folder in its place; `file`: /dev/null in its place. */
+  | { kind: 'hide'; path: string; type: 'dir' | 'file' };
+
+export interface MountPlanContext {
+  workspace: string;
+  dataDir: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Files Gatehouse itself must see inside (the in-sandbox forwarder, an agent's run folder). */
+  internalRead?: string[];
+  /** For tests: the file system to consult. */
+  stat?: (p: string) => Stats | undefined;
+  realpath?: (p: string) => string;
+}
+
+export class SandboxConfigError extends Error {}
+
+const defaultStat = (p: string): Stats | undefined => statSync(p, { throwIfNoEntry: false });
+const defaultRealpath = (p: string): string => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+function depth(p: string): number {
+  return p.split('/').filter(Boolean).length;
+}
+
+export function mountPlan(spec: SandboxSpec, ctx: MountPlanContext): MountRule[] {
+  const stat = ctx.stat ?? defaultStat;
+  const real = ctx.realpath ?? defaultRealpath;
+  const dataDir = real(path.resolve(ctx.dataDir));
+  const grants: Array<{ kind: 'write' | 'read'; path: string }> = [];
+  const seen = new Set<string>();
+  const grant = (kind: 'write' | 'read', raw: string, required: boolean): void => {
+    const abs = path.resolve(raw);
+    const st = stat(abs);
+    if (!st) {
+      // A missing grant cannot be mounted; a required one (the workspace) is a real error.
+      if (required) throw new SandboxConfigError(`sandbox: ${abs} does not exist`);
+      return;
+    }
+    const p = real(abs);
+    if (p === dataDir) {
+      throw new SandboxConfigError(
+        `sandbox: Gatehouse's data directory ${dataDir} cannot be granted (it holds the audit store, the approvals socket and terminal tokens); grant a folder inside it instead`,
+      );
+    }
+    // One rule per path; write beats read (a read-only bind after the writable one would win).
+    if (seen.has(p)) {
+      if (kind === 'write') for (const g of grants) if (g.path === p) g.kind = 'write';
+      return;
+    }
+    seen.add(p);
+    grants.push({ kind, path: p });
+  };
+  grant('write', ctx.workspace, true);
+  for (const w of spec.write) grant('write', w, false);
+  for (const r of spec.read) grant('read', r, false);
+  for (const r of ctx.internalRead ?? []) grant('read', r, false);
+
+  const granted = new Set(grants.map((g) => g.path));
+  const hides: MountRule[] = [];
+  for (const h of hiddenPaths({ home: ctx.home, dataDir, env: ctx.env })) {
+    const st = stat(h);
+    if (!st) continue;
+    const p = real(h);
+    if (granted.has(p) && p !== dataDir) continue;
+    if (hides.some((x) => x.path === p)) continue;
+    hides.push({ kind: 'hide', path: p, type: st.isDirectory() ? 'dir' : 'file' });
+  }
+  // Stable sort by depth; at equal depth hides first so a grant beside them is unaffected.
+  const all = [...hides, ...grants];
+  return all
+    .map((rule, i) => ({ rule, i }))
+    .sort((a, b) => depth(a.rule.path) - depth(b.rule.path) || a.i - b.i)
+    .map((x) => x.rule);
+}
