@@ -35,6 +35,7 @@ import { acceptAnswer, questionChoice } from '../approvals/questions';
 import type { DecisionEvent } from '../gateway/gateway';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
+import { TrafficMarks } from './traffic-marks';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic, terminalSummary } from './shapes';
 
@@ -118,6 +119,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     url: launch.endpoint?.url,
     tokens: launch.endpoint ? { issue: (label) => launch.endpoint!.issueToken(label) } : undefined,
   });
+
+  const marks = new TrafficMarks(host.dataDir);
 
   const handlers: Handlers = {
     'host:info': () => ({ version, dataDir: host.dataDir, shell, platform: process.platform }),
@@ -249,6 +252,16 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     'connect:configs': (input) => {
       const launch = launchOf(input.launchId);
       return buildClientConfigs({ url: launch.endpoint?.url, profileName: launch.profile.name, profileFile: launch.profile.file });
+    },
+
+    'traffic:marks': () => marks.list(),
+    'traffic:pin': (input) => {
+      marks.setPinned(input.row, input.pinned);
+      return { ok: true as const };
+    },
+    'traffic:linkReplay': (input) => {
+      marks.linkReplay(input);
+      return { ok: true as const };
     },
 
     'connect:token': (input) => {

@@ -37,10 +37,10 @@ test('tray and detail pane open: the required columns stay readable', async ({ p
     expect(fits, `${name} header is not cut`).toBe(true);
   }
   // The cells of those columns are not cut either (latency like "2.6 s", statuses, decisions).
-  const cut = await grid.evaluate((g) =>
-    [...g.querySelectorAll<HTMLElement>('.vl-row:not(.vl-header) .traffic-c-latency, .vl-row:not(.vl-header) .traffic-c-status, .vl-row:not(.vl-header) .traffic-c-decision, .vl-row:not(.vl-header) .traffic-c-time')]
-      .filter((c) => c.offsetParent !== null && c.scrollWidth > c.clientWidth + 1)
-      .map((c) => `${c.className}: ${c.textContent}`),
+  const cut = await grid.evaluate((g: any) =>
+    [...g.querySelectorAll('.vl-row:not(.vl-header) .traffic-c-latency, .vl-row:not(.vl-header) .traffic-c-status, .vl-row:not(.vl-header) .traffic-c-decision, .vl-row:not(.vl-header) .traffic-c-time')]
+      .filter((c: any) => c.offsetParent !== null && c.scrollWidth > c.clientWidth + 1)
+      .map((c: any) => `${c.className}: ${c.textContent}`),
   );
   expect(cut).toEqual([]);
   // The footer is one line.
@@ -48,8 +48,8 @@ test('tray and detail pane open: the required columns stay readable', async ({ p
   const fbox = (await footer.boundingBox())!;
   expect(fbox.height).toBeLessThan(40);
   // The pane's latency and size pills do not wrap.
-  const pills = await page.getByRole('region', { name: /^Details of / }).evaluate((d) =>
-    [...d.querySelectorAll<HTMLElement>('.traffic-detail-head > *')].filter((e) => e.getClientRects().length > 1 || e.offsetHeight > 28).map((e) => e.textContent),
+  const pills = await page.getByRole('region', { name: /^Details of / }).evaluate((d: any) =>
+    [...d.querySelectorAll('.traffic-detail-head > *')].filter((e: any) => e.getClientRects().length > 1 || e.offsetHeight > 28).map((e) => e.textContent),
   );
   expect(pills).toEqual([]);
   await shot(page, testInfo, 'traffic-tray-and-pane');

@@ -9,7 +9,7 @@ import { showEscapes } from '../../lib/ansi/ansi';
 import { type LogEntry, type LogHit, type LogStore, plainText } from '../../lib/log-store';
 import { findMatches } from '../../lib/traffic-store';
 import { VirtualList, useFrameVersion } from '../../lib/virtual-list';
-import { AnsiLine, type Range } from './ansi-line';
+import { AnsiLine, type Range } from '../../components/ansi-line';
 import './logs.css';
 
 export interface LogsServer {

@@ -14,11 +14,13 @@ import { JsonView } from '../../components/json-view';
 import { PageHeader } from '../../components/page-header';
 import { Timestamp } from '../../components/timestamp';
 import { useToast } from '../../components/toasts';
+import { StderrBlock } from '../../components/stderr-block';
 import { useNow } from '../../components/use-now';
 import { useAppState } from '../../state/app-context';
 import { navigate, navStore } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import type { LaunchSummary, ServerStatus } from '../../state/types';
+import { ExitHistory, exitHow } from './exit-history';
 
 type Action = 'restart' | 'stop' | 'start';
 
@@ -30,8 +32,7 @@ export function uptimeOf(s: ServerStatus, now: number): number | undefined {
 export function exitText(s: ServerStatus): string | null {
   const x = s.lastExit;
   if (!x) return null;
-  const how = x.signal ? `killed by ${x.signal}` : x.code !== null ? `exited with code ${x.code}` : 'exited';
-  return `${how} after ${formatDuration(x.uptimeMs)}`;
+  return `${exitHow(x)} after ${formatDuration(x.uptimeMs)}`;
 }
 
 export function ServersView() {
@@ -187,7 +188,7 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
           <div className="muted">
             {s.lastExit.reason} · at <Timestamp ts={s.lastExit.at} /> · run {s.run}, {s.restarts} restart{s.restarts === 1 ? '' : 's'}
           </div>
-          {s.stderrTail.length ? <pre className="code-block stderr-tail" aria-label={`Last stderr lines of ${s.id}`}>{s.stderrTail.slice(-12).join('\n')}</pre> : <div className="muted">No stderr output before the exit.</div>}
+          {s.stderrTail.length ? <StderrBlock lines={s.stderrTail.slice(-12)} label={`Last stderr lines of ${s.id}`} /> : <div className="muted">No stderr output before the exit.</div>}
         </Banner>
       ) : null}
 
@@ -235,9 +236,10 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
       {!crashed && s.stderrTail.length ? (
         <div className="detail-block">
           <div className="section-label">Recent stderr</div>
-          <pre className="code-block stderr-tail">{s.stderrTail.slice(-8).join('\n')}</pre>
+          <StderrBlock lines={s.stderrTail.slice(-8)} label={`Recent stderr of ${s.id}`} />
         </div>
       ) : null}
+      <ExitHistory server={s} />
     </section>
   );
 }

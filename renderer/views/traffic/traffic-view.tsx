@@ -9,6 +9,7 @@ import { VirtualList, useFrameVersion } from '../../lib/virtual-list';
 import { DetailPane, type ReplayState } from './detail-pane';
 import { downloadText } from './download';
 import { FilterBar } from './filter-bar';
+import type { TrafficMarksSync } from './traffic-marks';
 import { COLUMNS, isPinKey, ROW_HEIGHT, TrafficHeader, TrafficRowCells } from './traffic-row';
 import './traffic.css';
 
@@ -17,6 +18,8 @@ export type LaunchSummary = EventPayload<'launch:changed'>['launch'];
 export interface TrafficViewProps {
   /** The one TrafficStore, created at bootstrap and fed by the shell (snapshot + `traffic:batch`). */
   store: TrafficStore;
+  /** Pins and replay links kept by the host (survive reloads); without it they stay per window. */
+  marks?: TrafficMarksSync;
   /** Running launches (for the launch filter and server names); optional. */
   launches?: readonly LaunchSummary[];
   /**
@@ -33,7 +36,7 @@ const HISTORY_PAGE = 2000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function TrafficView({ store, launches = [], focusExchange }: TrafficViewProps) {
+export function TrafficView({ store, marks, launches = [], focusExchange }: TrafficViewProps) {
   const api = useHostApi();
   const version = useFrameVersion(store);
   const [filter, setFilterState] = useState<TrafficFilter>(() => store.getFilter());
@@ -151,11 +154,16 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
     api
       .call('tools:call', { launchId: original.ev.session, name, arguments: args })
       .then((out) => {
-        if (out.exchange) store.linkReplay(original, original.ev.session, out.exchange);
+        if (out.exchange) {
+          if (marks) marks.linkReplay(original, original.ev.session, out.exchange);
+          else store.linkReplay(original, original.ev.session, out.exchange);
+        }
         finish({ result: out.result, error: out.error, exchange: out.exchange });
       })
       .catch((err: unknown) => finish({ error: err instanceof Error ? err.message : String(err) }));
   };
+
+  const togglePin = (r: TrafficRow) => (marks ? marks.togglePin(r) : store.togglePin(r));
 
   const onRowKeyDown = (e: KeyboardEvent<HTMLDivElement>, index: number) => {
     const r = rows.at(index);
@@ -168,7 +176,7 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
       else store.setExpanded(r, false);
       e.preventDefault();
     } else if (isPinKey(e) || e.key === ' ') {
-      store.togglePin(r);
+      togglePin(r);
       e.preventDefault();
     } else if (e.key === 'Escape') setPaneOpen(false);
   };
@@ -236,7 +244,7 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
               return r ? <TrafficRowCells row={r} store={store} query={query} onToggle={(x) => {
                     store.setExpanded(x, !store.isExpanded(x));
                     if (pausedRef.current) setFrozen(freeze(store));
-                  }} onPin={(x) => store.togglePin(x)} /> : null;
+                  }} onPin={togglePin} /> : null;
             }}
           />
           {count === 0 ? (

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { parseAnsi, spanCss } from '../../lib/ansi/ansi';
+import { parseAnsi, spanCss } from '../lib/ansi/ansi';
 
 export type Range = [number, number];
 
