@@ -36,6 +36,7 @@ import type { DecisionEvent } from '../gateway/gateway';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
 import { TrafficMarks } from './traffic-marks';
+import { findSnippet } from '../audit/snippet';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic, terminalSummary } from './shapes';
 
@@ -243,9 +244,18 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       if (!audit) return { messages: [], decisions: [] };
       audit.flush();
       const base = { session: input.session, server: input.server, text: input.text, since: input.since, until: input.until, limit: input.limit ?? 200, latest: true };
+      // With a text search, each row carries the part that matched (main/audit/snippet.ts), in
+      // the columns the store searched.
+      const q = input.text;
       return {
-        messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({ ...m })),
-        decisions: audit.queryDecisions(base).map((d) => ({ ...d })),
+        messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({
+          ...m,
+          ...(q ? { snippet: findSnippet([['method', m.method], ['message', m.message], ['fault', m.fault]], q) } : {}),
+        })),
+        decisions: audit.queryDecisions(base).map((d) => ({
+          ...d,
+          ...(q ? { snippet: findSnippet([['tool', d.tool], ['reason', d.reason], ['outcome', d.outcome], ['args', d.args]], q) } : {}),
+        })),
       };
     },
 
