@@ -35,7 +35,9 @@ export function exitLogLine(e: Pick<ExitInfo, 'code' | 'signal' | 'uptimeMs' | '
 }
 
 export function formatUptime(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
   if (m < 60) return `${m} min ${s % 60} s`;

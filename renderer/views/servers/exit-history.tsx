@@ -35,7 +35,8 @@ export function ExitHistory({ server }: { server: ServerStatus }) {
               <td className="mono">{exitHow(x)}</td>
               <td className="num mono">{formatDuration(x.uptimeMs)}</td>
               <td>
-                <span className="muted">{x.reason}</span>
+                {/* The supervisor's reason often just repeats "how"; show it only when it adds something. */}
+                {x.reason !== exitHow(x) ? <span className="muted">{x.reason}</span> : null}
                 {x.stderrTail.length ? (
                   <details className="disclosure">
                     <summary>stderr before this exit ({x.stderrTail.length} line{x.stderrTail.length === 1 ? '' : 's'})</summary>

@@ -15,6 +15,7 @@ import { PageHeader } from '../../components/page-header';
 import { Timestamp } from '../../components/timestamp';
 import { useToast } from '../../components/toasts';
 import { StderrBlock } from '../../components/stderr-block';
+import { stripAnsi } from '../../lib/ansi/ansi';
 import { useNow } from '../../components/use-now';
 import { useAppState } from '../../state/app-context';
 import { navigate, navStore } from '../../state/nav-store';
@@ -125,9 +126,10 @@ function ServerTable({ launch, selected, onSelect }: { launch: LaunchSummary; se
                 <span className="muted small"> {s.kind}</span>
               </td>
               <td><StateBadge state={s.state} /></td>
-              <td className="cell-ellipsis muted" title={s.reason}>
+              <td className="cell-ellipsis muted" title={stripAnsi(s.reason)}>
                 {s.state === 'restarting' && s.nextRestartAt ? `retry in ${formatCountdown(s.nextRestartAt - now)} · ` : ''}
-                {s.reason}
+                {/* The reason quotes stderr, escapes and all: a one-line summary shows it plain. */}
+                {stripAnsi(s.reason)}
               </td>
               <td className="num mono">{s.pid ?? '—'}</td>
               <td className="num mono">{up === undefined ? '—' : formatDuration(up)}</td>
