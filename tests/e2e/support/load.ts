@@ -1,6 +1,7 @@
 // Load through the real gateway: several MCP SDK clients over Streamable HTTP, each calling a tool
 // back to back, as agents would. Used by the Pause e2e test (to fill the window's buffer while the
 // list is paused) and by `npm run bench:ui` (bench/ui/run.ts).
+import { setMaxListeners } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -23,6 +24,9 @@ export interface Load {
 }
 
 export async function startLoad(opts: LoadOptions): Promise<Load> {
+  // The SDK's HTTP client transport adds an abort listener per request to one long-lived signal
+  // and drops them lazily: thousands of back-to-back calls trip Node's leak warning on every call.
+  setMaxListeners(100_000);
   const clients: Client[] = [];
   let calls = 0;
   let errors = 0;
