@@ -1,17 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../tests/support/temp';
 import { TrafficMarks } from './traffic-marks';
 
-const dirs: string[] = [];
+const cleanups: Array<() => void> = [];
 const tmp = () => {
-  const d = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-marks-'));
-  dirs.push(d);
-  return d;
+  const t = tempDir('gatehouse-marks-');
+  cleanups.push(t.cleanup);
+  return t.dir;
 };
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  for (const c of cleanups.splice(0)) c();
 });
 
 describe('traffic marks (pins and replay links kept by the host)', () => {
