@@ -70,6 +70,12 @@ export const SandboxSummarySchema = z.object({
   summary: z.string(),
 });
 
+/** One exit of a server's process, with the stderr lines just before it (main/supervisor/exit-history.ts). */
+export const ExitRecordSchema = ExitInfoSchema.extend({
+  run: z.number(),
+  stderrTail: z.array(z.string()),
+});
+
 export const ServerStatusSchema = z.object({
   id: z.string(),
   kind: z.enum(['stdio', 'http', 'builtin']),
@@ -84,6 +90,8 @@ export const ServerStatusSchema = z.object({
   readyAt: z.number().optional(),
   nextRestartAt: z.number().optional(),
   lastExit: ExitInfoSchema.optional(),
+  /** Every exit during this launch, oldest first. */
+  exits: z.array(ExitRecordSchema).optional(),
   stderrTail: z.array(z.string()),
   protocolFaults: z.number(),
   serverInfo: z.object({ name: z.string(), version: z.string() }).loose().optional(),
@@ -393,6 +401,13 @@ export const TrustDecisionRowSchema = z.object({
 
 export const BufferStatsSchema = z.object({ held: z.number(), total: z.number(), dropped: z.number(), evicted: z.number().optional() });
 
+/** A Traffic row by launch session, seq and time (seqs alone repeat across host restarts). */
+export const TrafficRowRefSchema = z.object({ session: z.string().min(1), seq: z.number(), ts: z.number() }).strict();
+export const TrafficMarksSchema = z.object({
+  pins: z.array(TrafficRowRefSchema),
+  replays: z.array(z.object({ session: z.string(), exchange: z.string(), original: TrafficRowRefSchema })),
+});
+
 // ---- commands --------------------------------------------------------------------------------
 
 const Empty = z.object({}).strict();
@@ -476,6 +491,13 @@ export const commands = {
   'traffic:history': {
     input: z.object({ session: z.string().optional(), beforeSeq: z.number().optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
     output: z.array(TrafficEventSchema),
+  },
+  /** Pins and replay links of the Traffic view, kept by the host (survive reloads and restarts). */
+  'traffic:marks': { input: Empty, output: TrafficMarksSchema },
+  'traffic:pin': { input: z.object({ row: TrafficRowRefSchema, pinned: z.boolean() }).strict(), output: z.object({ ok: z.literal(true) }) },
+  'traffic:linkReplay': {
+    input: z.object({ session: z.string().min(1), exchange: z.string().min(1), original: TrafficRowRefSchema }).strict(),
+    output: z.object({ ok: z.literal(true) }),
   },
   'logs:tail': { input: ServerRef.extend({ limit: z.number().int().min(1).max(10_000).optional() }).strict(), output: z.array(StderrLineSchema) },
   'audit:sessions': { input: z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict(), output: z.array(AuditSessionSchema) },

@@ -50,6 +50,7 @@ import { AuthExpiryNotices } from './views/servers/server-sign-in';
 import { SecretsView } from './views/secrets/secrets-view';
 import { ToolConsoleView } from './views/tool-console/tool-console-view';
 import { TrafficView } from './views/traffic';
+import { TrafficMarksSync } from './views/traffic/traffic-marks';
 import { LogsView } from './views/logs';
 import { TerminalFeed, TerminalView } from './views/terminal';
 
@@ -192,6 +193,7 @@ export function App({ streams }: { streams: Streams }) {
 
 interface Streams {
   traffic: TrafficStore;
+  marks: TrafficMarksSync;
   logs: LogStore;
   terminals: TerminalFeed;
 }
@@ -204,7 +206,7 @@ function StreamViews({ view, streams }: { view: 'traffic' | 'logs'; streams: Str
   const focus = useStore(navStore, (s) => s.focus);
   const activeId = useStore(launches, (s) => s.activeId);
   const servers = useMemo(() => list.flatMap((l) => l.servers.map((s) => ({ launchId: l.id, serverId: s.id, state: s.state }))), [list]);
-  if (view === 'traffic') return <TrafficView store={streams.traffic} launches={list} focusExchange={focus?.exchange} />;
+  if (view === 'traffic') return <TrafficView store={streams.traffic} marks={streams.marks} launches={list} focusExchange={focus?.exchange} />;
   const initial = focus?.server && activeId ? { launchId: activeId, serverId: focus.server } : undefined;
   return <LogsView key={initial ? `${initial.launchId}/${initial.serverId}` : 'all'} store={streams.logs} servers={servers} initial={initial} />;
 }
@@ -370,10 +372,12 @@ function writeBool(key: string, value: boolean): void {
  * real transport; anything that has a HostApi (a test page, a preview) can mount the same app.
  */
 export function mountApp(api: AppHostApi, container: HTMLElement): () => void {
-  const streams: Streams = { traffic: new TrafficStore(), logs: new LogStore(), terminals: new TerminalFeed(api) };
+  const traffic = new TrafficStore();
+  const streams: Streams = { traffic, marks: new TrafficMarksSync(api, traffic), logs: new LogStore(), terminals: new TerminalFeed(api) };
   const state = new AppState(api, streams.traffic, streams.logs);
   state.start();
   streams.terminals.start();
+  void streams.marks.start();
   const root = createRoot(container);
   root.render(
     <StrictMode>
@@ -390,6 +394,7 @@ export function mountApp(api: AppHostApi, container: HTMLElement): () => void {
   return () => {
     root.unmount();
     state.dispose();
+    streams.marks.dispose();
     streams.terminals.dispose();
   };
 }

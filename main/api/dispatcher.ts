@@ -39,6 +39,8 @@ import { exchangeRecord, type Exchange } from '../gateway/exchanges';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
 import { authHandlers } from './auth-handlers';
+import { TrafficMarks } from './traffic-marks';
+import { findSnippet } from '../audit/snippet';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic, terminalSummary } from './shapes';
 
@@ -122,6 +124,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     url: launch.endpoint?.url,
     tokens: launch.endpoint ? { issue: (label) => launch.endpoint!.issueToken(label) } : undefined,
   });
+
+  const marks = new TrafficMarks(host.dataDir);
 
   const handlers: Handlers = {
     'host:info': () => ({ version, dataDir: host.dataDir, shell, platform: process.platform }),
@@ -255,9 +259,18 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       if (!audit) return { messages: [], decisions: [], calls: [] };
       audit.flush();
       const base = { session: input.session, server: input.server, text: input.text, since: input.since, until: input.until, limit: input.limit ?? 200, latest: true };
+      // With a text search, each row carries the part that matched (main/audit/snippet.ts), in
+      // the columns the store searched.
+      const q = input.text;
       return {
-        messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({ ...m })),
-        decisions: audit.queryDecisions(base).map((d) => ({ ...d })),
+        messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({
+          ...m,
+          ...(q ? { snippet: findSnippet([['method', m.method], ['message', m.message], ['fault', m.fault]], q) } : {}),
+        })),
+        decisions: audit.queryDecisions(base).map((d) => ({
+          ...d,
+          ...(q ? { snippet: findSnippet([['tool', d.tool], ['reason', d.reason], ['outcome', d.outcome], ['args', d.args]], q) } : {}),
+        })),
         calls: audit.queryCalls(base).map((c) => ({ ...c })),
       };
     },
@@ -289,6 +302,16 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         dataDir: host.dataDir,
         ...(input.transport ? { transport: input.transport } : {}),
       });
+    },
+
+    'traffic:marks': () => marks.list(),
+    'traffic:pin': (input) => {
+      marks.setPinned(input.row, input.pinned);
+      return { ok: true as const };
+    },
+    'traffic:linkReplay': (input) => {
+      marks.linkReplay(input);
+      return { ok: true as const };
     },
 
     'connect:token': (input) => {

@@ -34,6 +34,7 @@ export function serverStatus(s: ServerStatus): ServerStatusOut {
   if (s.readyAt !== undefined) out.readyAt = s.readyAt;
   if (s.nextRestartAt !== undefined) out.nextRestartAt = s.nextRestartAt;
   if (s.lastExit) out.lastExit = { ...s.lastExit };
+  if (s.exits?.length) out.exits = s.exits.map((e) => ({ ...e, stderrTail: [...e.stderrTail] }));
   if (s.serverInfo) out.serverInfo = { ...s.serverInfo };
   if (s.protocolVersion !== undefined) out.protocolVersion = s.protocolVersion;
   if (s.capabilities) out.capabilities = { ...s.capabilities };

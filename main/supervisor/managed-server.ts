@@ -33,6 +33,7 @@ import type { ExitInfo, ServerState, ServerStatus } from './types';
 import { isPermanentSandboxError, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { summarizeSandbox } from '../sandbox/types';
 import { signalSandboxedGroup } from '../sandbox/signal-tree';
+import { exitLogLine, EXIT_STDERR_LINES, ExitHistory } from './exit-history';
 
 const STDERR_RING = 200;
 /** Sustained bytes per second read from one server's stdout (bursts up to 2 × its message limit). */
@@ -125,6 +126,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private readyAt: number | undefined;
   private nextRestartAt: number | undefined;
   private lastExit: ExitInfo | undefined;
+  private readonly exits = new ExitHistory();
   private restartTimer: NodeJS.Timeout | undefined;
   private killTimers: NodeJS.Timeout[] = [];
   private stopping = false;
@@ -177,6 +179,7 @@ export class ManagedServer extends EventEmitter<Events> {
       readyAt: this.readyAt,
       nextRestartAt: this.nextRestartAt,
       lastExit: this.lastExit,
+      exits: this.exits.list(),
       stderrTail: showTail ? this.stderrRing.slice(-STDERR_TAIL_SHOWN) : [],
       protocolFaults: this.protocolFaults,
       serverInfo: this.state === 'ready' ? client?.getServerVersion() : undefined,
@@ -674,6 +677,8 @@ export class ManagedServer extends EventEmitter<Events> {
     this.pendingEndReason = undefined;
     const info: ExitInfo = { code: exit.code, signal: exit.signal, at: now, uptimeMs, reason };
     this.lastExit = info;
+    this.exits.record(run, info, this.stderrRing.slice(-EXIT_STDERR_LINES));
+    this.appendStderr(run, exitLogLine({ ...info, run }));
     // The leader's exit is not the group's: grandchildren (npx → node, a helper that ignores
     // SIGTERM) outlive it. They go with their parent, and stop() resolves only once they are
     // gone, so "stopped" means no process of the server is left.

@@ -17,6 +17,13 @@ export interface ExitInfo {
   reason: string;
 }
 
+/** One exit of a server's process (main/supervisor/exit-history.ts). */
+export interface ExitRecord extends ExitInfo {
+  run: number;
+  /** The last stderr lines of that run (redacted). */
+  stderrTail: string[];
+}
+
 export interface ServerStatus {
   id: string;
   kind: 'stdio' | 'http' | 'builtin';
@@ -34,6 +41,8 @@ export interface ServerStatus {
   /** When the next restart attempt is due (state `restarting`). */
   nextRestartAt?: number;
   lastExit?: ExitInfo;
+  /** Every exit of this launch, oldest first (crashes, restarts, stops). */
+  exits?: ExitRecord[];
   /** Last stderr lines (redacted), attached when the server failed or crashed. */
   stderrTail: string[];
   protocolFaults: number;

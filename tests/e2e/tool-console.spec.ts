@@ -55,3 +55,51 @@ test('read_file from the Tool console: the result, then the exchange in Traffic'
   await expect(selected).toContainText('ALLOW');
   expect(errors).toEqual([]);
 });
+
+test('the Tool console keeps its tool, draft and pending call while its approval is answered elsewhere', async ({ page }, testInfo) => {
+  await openApp(page, serve());
+  if ((await page.getByRole('banner', { name: 'Top bar' }).getByRole('button', { name: '3/3 ready' }).count()) === 0) await launchFromProfiles(page, 'demo', 3);
+  await gotoView(page, 'Tool console');
+  const tools = page.getByRole('navigation', { name: 'Tools' });
+  // The filter matches names and titles, not descriptions ("read" is not in create_directory's name).
+  await tools.getByRole('searchbox', { name: 'Filter tools' }).fill('read');
+  await expect(tools.getByRole('button', { name: /^read_file/ })).toBeVisible();
+  await expect(tools.getByRole('button', { name: /^create_directory/ })).toHaveCount(0);
+  await tools.getByRole('searchbox', { name: 'Filter tools' }).fill('');
+
+  // A draft in one tool, then a call that needs a person in another.
+  await tools.getByRole('button', { name: /^read_file/ }).click();
+  let panel = page.getByRole('region', { name: 'Call read_file' });
+  await panel.getByRole('button', { name: 'Edit as JSON' }).click();
+  await panel.getByRole('textbox', { name: 'Arguments as JSON' }).fill('{"file_path": "notes.txt"}');
+  await tools.getByRole('button', { name: /^write_file/ }).click();
+  panel = page.getByRole('region', { name: 'Call write_file' });
+  await panel.getByRole('button', { name: 'Edit as JSON' }).click();
+  const args = JSON.stringify({ file_path: 'console-state.txt', content: 'kept across navigation' });
+  await panel.getByRole('textbox', { name: 'Arguments as JSON' }).fill(args);
+  await panel.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(panel).toContainText('Waiting for the gateway');
+
+  // Answer it from the Approvals view, as a person would, then come back.
+  // (With one pending, the link reads "Approvals 1 pending".)
+  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: /^Approvals/ }).click();
+  const card = page.getByRole('main', { name: 'Approvals' }).locator('[data-approval-id]').filter({ hasText: 'write_file' });
+  // Denied, so the demo workspace (a folder of this repository) is never written to.
+  await card.getByRole('button', { name: /^Deny/ }).click();
+  await gotoView(page, 'Tool console');
+  panel = page.getByRole('region', { name: 'Call write_file' });
+  await expect(panel).toBeVisible();
+  await expect(panel.getByRole('textbox', { name: 'Arguments as JSON' })).toHaveValue(args);
+  const result = panel.getByRole('region', { name: 'Result' });
+  await expect(result).toContainText(/denied/i);
+  await expect(panel).not.toContainText('Waiting for the gateway');
+  await shot(page, testInfo, 'tool-console-after-approvals');
+
+  // The other tool's draft is still there, and both survive a reload.
+  await page.reload();
+  await expect(page.getByRole('status', { name: 'Host connection: Connected' })).toBeVisible();
+  await gotoView(page, 'Tool console');
+  await expect(page.getByRole('region', { name: 'Call write_file' }).getByRole('textbox', { name: 'Arguments as JSON' })).toHaveValue(args);
+  await page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name: /^read_file/ }).click();
+  await expect(page.getByRole('region', { name: 'Call read_file' }).getByRole('textbox', { name: 'Arguments as JSON' })).toHaveValue('{"file_path": "notes.txt"}');
+});

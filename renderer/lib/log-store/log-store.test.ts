@@ -53,4 +53,15 @@ describe('LogStore', () => {
     s.append([a]);
     expect(s.source('L1', 'files').size()).toBe(2);
   });
+
+  it('merges every server into the All servers list, in arrival order, without run separators', () => {
+    const s = new LogStore({ capacity: 3 });
+    s.append([line('a'), line('m1', 1, 'memory'), line('b', 2), line('m2', 2, 'memory')]);
+    const all = s.all;
+    expect(all.size()).toBe(3);
+    expect([0, 1, 2].map((i) => { const e = all.at(i); return e?.kind === 'line' ? `${e.line.server}:${e.line.line}` : e?.kind; })).toEqual(['memory:m1', 'files:b', 'memory:m2']);
+    expect(s.allStats()).toMatchObject({ held: 3, total: 4, evicted: 1 });
+    // The per-server lists still mark the new run.
+    expect(s.source('L1', 'files').at(1)).toMatchObject({ kind: 'run', run: 2 });
+  });
 });

@@ -57,6 +57,8 @@ export class LogSource {
     readonly session: string,
     readonly server: string,
     private capacity: number,
+    /** Every server's lines in one list (the "All servers" view): no run separators, they would interleave. */
+    readonly merged = false,
   ) {
     this.ring = new Array<LogEntry | undefined>(capacity + 1);
   }
@@ -91,7 +93,7 @@ export class LogSource {
   add(line: StderrLine): void {
     if (line.seq <= this.lastSeq) return; // already held (a tail fetched after live lines)
     this.lastSeq = line.seq;
-    if (this.lastRun !== line.run && (this.lastRun !== undefined || line.run > 1)) {
+    if (!this.merged && this.lastRun !== line.run && (this.lastRun !== undefined || line.run > 1)) {
       this.push({ kind: 'run', abs: this.nextAbs++, run: line.run, ts: line.ts, server: line.server });
     }
     this.lastRun = line.run;
@@ -156,30 +158,49 @@ export class LogSource {
   }
 }
 
+/** The key of the merged source (`LogStore.all`). */
+export const ALL_SERVERS = '*';
+
 export class LogStore {
   private readonly sources = new Map<string, LogSource>();
   private capacity: number;
+  /** Every line of every server and launch, in arrival order (the same line objects, not copies). */
+  all: LogSource;
   private dropped = 0;
   private listeners = new Set<() => void>();
   version = 0;
 
   constructor(options: { capacity?: number } = {}) {
     this.capacity = Math.max(1, Math.floor(options.capacity ?? DEFAULT_LOG_CAPACITY));
+    this.all = new LogSource(ALL_SERVERS, ALL_SERVERS, this.capacity, true);
   }
 
   /** A fresh snapshot (`host:snapshot`). */
   replace(lines: readonly StderrLine[], stats?: { dropped: number }): void {
     this.sources.clear();
+    this.all = new LogSource(ALL_SERVERS, ALL_SERVERS, this.capacity, true);
     this.dropped = stats?.dropped ?? 0;
-    for (const l of lines) this.source(l.session, l.server).add(l);
+    for (const l of lines) this.add(l);
     this.changed();
   }
 
   /** A live batch (`stderr:batch`), or a tail fetched with `logs:tail`. */
   append(lines: readonly StderrLine[], dropped = 0): void {
     this.dropped += dropped;
-    for (const l of lines) this.source(l.session, l.server).add(l);
+    for (const l of lines) this.add(l);
     if (lines.length || dropped) this.changed();
+  }
+
+  private add(l: StderrLine): void {
+    this.source(l.session, l.server).add(l);
+    // A tail fetched later (older seqs) is not merged in: the merged list stays in arrival order.
+    this.all.add(l);
+  }
+
+  /** Lines of all servers: held, received and evicted. */
+  allStats(): LogStats {
+    const held = this.all.totalLines() - this.all.evicted;
+    return { held, total: this.all.totalLines(), evicted: this.all.evicted, dropped: this.dropped, capacity: this.capacity };
   }
 
   /** The lines of one server of one launch (created empty if none came yet). */
@@ -214,6 +235,7 @@ export class LogStore {
   setCapacity(capacity: number): void {
     this.capacity = Math.max(1, Math.floor(capacity));
     for (const s of this.sources.values()) s.setCapacity(this.capacity);
+    this.all.setCapacity(this.capacity);
     this.changed();
   }
 

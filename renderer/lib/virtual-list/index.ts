@@ -1,3 +1,3 @@
 export { VirtualList, type VirtualListProps } from './virtual-list';
-export { firstVisible, offsetsFor, pageSize } from './layout';
+export { pageSize } from './layout';
 export { useFrameVersion, type VersionedStore } from './use-frame-version';

@@ -1,6 +1,6 @@
 // Audit: past sessions from the SQLite store, searchable by text, server and method; a
 // session opens its messages and decisions.
-import { useMemo, useState, type FormEvent } from 'react';
+import { Fragment, useMemo, useState, type FormEvent } from 'react';
 import { History, RefreshCw, Search } from 'lucide-react';
 import type { CommandInput } from '../../../common/host-api';
 import { Badge, toneFor } from '../../components/badge';
@@ -16,6 +16,7 @@ import { errorText } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import type { AuditSession } from '../../state/types';
 import { TrustDecisions } from './trust-decisions';
+import { snippetOf, SnippetText } from './snippet';
 
 type Query = CommandInput<'audit:query'>;
 type Row = Record<string, unknown>;
@@ -182,17 +183,27 @@ function QueryResult({ title, loading, error, data }: { title: string; loading: 
             <tr><th>Time</th><th>Tool</th><th>Server</th><th>Decision</th><th>Outcome</th><th>Answered by</th><th>Reason</th></tr>
           </thead>
           <tbody>
-            {decisions.map((d, i) => (
-              <tr key={str(d.seq) || i}>
-                <td>{numOr(d.ts) !== undefined ? <Timestamp ts={d.ts as number} /> : '—'}</td>
-                <td className="mono">{str(d.tool)}</td>
-                <td>{str(d.server)}</td>
-                <td><Badge tone={toneFor(str(d.decision))}>{str(d.decision)}</Badge></td>
-                <td>{str(d.outcome)}</td>
-                <td>{str(d.answeredBy) || '—'}</td>
-                <td className="cell-wrap">{str(d.reason)}</td>
-              </tr>
-            ))}
+            {decisions.map((d, i) => {
+              const snip = snippetOf(d);
+              return (
+                <Fragment key={str(d.seq) || i}>
+                  <tr>
+                    <td>{numOr(d.ts) !== undefined ? <Timestamp ts={d.ts as number} /> : '—'}</td>
+                    <td className="mono">{str(d.tool)}</td>
+                    <td>{str(d.server)}</td>
+                    <td><Badge tone={toneFor(str(d.decision))}>{str(d.decision)}</Badge></td>
+                    <td>{str(d.outcome)}</td>
+                    <td>{str(d.answeredBy) || '—'}</td>
+                    <td className="cell-wrap">{str(d.reason)}</td>
+                  </tr>
+                  {snip ? (
+                    <tr className="row-snippet">
+                      <td colSpan={7}><SnippetText snippet={snip} /></td>
+                    </tr>
+                  ) : null}
+                </Fragment>
+              );
+            })}
           </tbody>
         </table>
       )}
@@ -228,6 +239,7 @@ function CallTable({ calls, loading }: { calls: Row[]; loading: boolean }) {
 
 function MessageRows({ m, ts, isOpen, onToggle }: { m: Row; ts?: number; isOpen: boolean; onToggle: () => void }) {
   const kind = str(m.kind);
+  const snip = snippetOf(m);
   return (
     <>
       <tr className={`${isOpen ? 'is-selected' : ''}${kind === 'fault' || kind === 'error' ? ' row-error' : ''}`} onClick={onToggle} aria-expanded={isOpen}>
@@ -245,6 +257,11 @@ function MessageRows({ m, ts, isOpen, onToggle }: { m: Row; ts?: number; isOpen:
         <td className="num mono">{numOr(m.bytes) !== undefined ? formatBytes(m.bytes as number) : ''}</td>
         <td className="num mono">{numOr(m.latencyMs) !== undefined ? formatDuration(m.latencyMs as number) : ''}</td>
       </tr>
+      {snip && !isOpen ? (
+        <tr className="row-snippet" onClick={onToggle}>
+          <td colSpan={9}><SnippetText snippet={snip} /></td>
+        </tr>
+      ) : null}
       {isOpen ? (
         <tr className="row-detail">
           <td colSpan={9}>

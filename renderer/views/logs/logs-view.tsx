@@ -6,10 +6,10 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { formatTime } from '../../components/format-time';
 import { useHostApi } from '../../api/context';
 import { showEscapes } from '../../lib/ansi/ansi';
-import { type LogEntry, type LogHit, type LogStore, plainText } from '../../lib/log-store';
+import { ALL_SERVERS, type LogEntry, type LogHit, type LogStore, plainText } from '../../lib/log-store';
 import { findMatches } from '../../lib/traffic-store';
 import { VirtualList, useFrameVersion } from '../../lib/virtual-list';
-import { AnsiLine, type Range } from './ansi-line';
+import { AnsiLine, type Range } from '../../components/ansi-line';
 import './logs.css';
 
 export interface LogsServer {
@@ -45,8 +45,10 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
     return [...seen.values()];
   }, [servers, store, version]);
   const [pick, setPick] = useState<string | undefined>(initial ? `${initial.launchId}\u0000${initial.serverId}` : undefined);
-  const current = options.find((o) => `${o.launchId}\u0000${o.serverId}` === pick) ?? options[0];
-  const source = current ? store.source(current.launchId, current.serverId) : undefined;
+  // "All servers": every server's lines in one list, with a server column.
+  const isAll = pick === ALL_SERVERS && options.length > 0;
+  const current = isAll ? undefined : (options.find((o) => `${o.launchId}\u0000${o.serverId}` === pick) ?? options[0]);
+  const source = isAll ? store.all : current ? store.source(current.launchId, current.serverId) : undefined;
 
   const [raw, setRaw] = useState(false);
   const [wrap, setWrap] = useState(true);
@@ -83,7 +85,8 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
   const hits = source ? source.search(query) : [];
   const hit = hitIndex >= 0 ? hits[Math.min(hitIndex, hits.length - 1)] : undefined;
   const count = source?.size() ?? 0;
-  const stats = current ? store.stats(current.launchId, current.serverId) : undefined;
+  const stats = isAll ? store.allStats() : current ? store.stats(current.launchId, current.serverId) : undefined;
+  const manyLaunches = new Set(options.map((x) => x.launchId)).size > 1;
   const follow = atBottom && !paused && hitIndex < 0;
 
   const step = (dir: 1 | -1) => {
@@ -131,6 +134,12 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
         <div role="gridcell" className="logs-time">
           {formatTime(e.line.ts)}
         </div>
+        {isAll ? (
+          <div role="gridcell" className="logs-server" title={`${e.line.server} · launch ${e.line.session.slice(0, 8)}`}>
+            {e.line.server}
+            {manyLaunches ? <span className="logs-launch"> · {e.line.session.slice(0, 6)}</span> : null}
+          </div>
+        ) : null}
         <div role="gridcell" className="logs-text">
           {visible !== undefined ? <RawText text={visible} query={query} /> : <AnsiLine text={e.line.line} ranges={lineHits} current={cur} />}
         </div>
@@ -144,7 +153,7 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
         <select
           className="tb-input"
           aria-label="Server"
-          value={current ? `${current.launchId}\u0000${current.serverId}` : ''}
+          value={isAll ? ALL_SERVERS : current ? `${current.launchId}\u0000${current.serverId}` : ''}
           onChange={(e) => {
             setPick(e.target.value);
             setHitIndex(-1);
@@ -152,12 +161,12 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
             setAtBottom(true);
           }}
         >
-          {options.length === 0 ? <option value="">No servers</option> : null}
+          {options.length === 0 ? <option value="">No servers</option> : <option value={ALL_SERVERS}>All servers</option>}
           {options.map((o) => (
             <option key={`${o.launchId}\u0000${o.serverId}`} value={`${o.launchId}\u0000${o.serverId}`}>
               {o.serverId}
               {o.state && o.state !== 'ready' ? ` (${o.state})` : ''}
-              {new Set(options.map((x) => x.launchId)).size > 1 ? ` · ${o.launchId.slice(0, 6)}` : ''}
+              {manyLaunches ? ` · ${o.launchId.slice(0, 6)}` : ''}
             </option>
           ))}
         </select>
@@ -241,15 +250,15 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
       </div>
       <div className="logs-list-wrap" ref={wrapRef}>
         <VirtualList
-          key={`${current?.launchId}\u0000${current?.serverId}\u0000${wrap}`}
+          key={`${isAll ? ALL_SERVERS : `${current?.launchId}\u0000${current?.serverId}`}\u0000${wrap}`}
           ariaLabel="Logs"
           idPrefix="logs"
-          className={`logs-list${wrap ? ' is-wrap' : ''}`}
+          className={`logs-list${wrap ? ' is-wrap' : ''}${isAll ? ' is-all' : ''}`}
           count={count}
           rowHeight={LINE_H}
           variable={variable}
           noWrap={!wrap}
-          colCount={3}
+          colCount={isAll ? 4 : 3}
           version={version}
           headRemovals={source?.headRemovals ?? 0}
           follow={follow}
@@ -257,12 +266,15 @@ export function LogsView({ store, servers, initial }: LogsViewProps) {
           activeIndex={active}
           onActiveIndexChange={setActive}
           onAtBottomChange={setAtBottom}
-          rowClassName={(i) => (source?.at(i)?.kind === 'run' ? 'logs-row-run' : undefined)}
+          rowClassName={(i) => {
+            const e = source?.at(i);
+            return e?.kind === 'run' ? 'logs-row-run' : e?.line.line.startsWith('gatehouse: ') ? 'logs-row-note' : undefined;
+          }}
           renderRow={renderRow}
         />
         {count === 0 ? (
           <p className="logs-empty" role="status">
-            {current ? `No stderr from ${current.serverId} yet.` : 'No servers running.'}
+            {isAll ? 'No stderr from any server yet.' : current ? `No stderr from ${current.serverId} yet.` : 'No servers running.'}
           </p>
         ) : null}
       </div>

@@ -15,6 +15,8 @@ import { JsonView } from '../../components/json-view';
 import { PageHeader } from '../../components/page-header';
 import { Timestamp } from '../../components/timestamp';
 import { useToast } from '../../components/toasts';
+import { StderrBlock } from '../../components/stderr-block';
+import { stripAnsi } from '../../lib/ansi/ansi';
 import { useNow } from '../../components/use-now';
 import { useAppState } from '../../state/app-context';
 import { navigate, navStore } from '../../state/nav-store';
@@ -24,6 +26,7 @@ import { TrustReview } from './trust-review';
 import { ExportModelButton } from './export-model-button';
 import { WorkspaceNote } from './workspace-note';
 import { ServerSignIn } from './server-sign-in';
+import { ExitHistory, exitHow } from './exit-history';
 
 type Action = 'restart' | 'stop' | 'start';
 
@@ -35,8 +38,7 @@ export function uptimeOf(s: ServerStatus, now: number): number | undefined {
 export function exitText(s: ServerStatus): string | null {
   const x = s.lastExit;
   if (!x) return null;
-  const how = x.signal ? `killed by ${x.signal}` : x.code !== null ? `exited with code ${x.code}` : 'exited';
-  return `${how} after ${formatDuration(x.uptimeMs)}`;
+  return `${exitHow(x)} after ${formatDuration(x.uptimeMs)}`;
 }
 
 export function ServersView() {
@@ -131,9 +133,10 @@ function ServerTable({ launch, selected, onSelect }: { launch: LaunchSummary; se
                 <span className="muted small"> {s.kind}</span> <SandboxBadge sandbox={s.sandbox} />
               </td>
               <td><StateBadge state={s.state} /></td>
-              <td className="cell-ellipsis muted" title={s.reason}>
+              <td className="cell-ellipsis muted" title={stripAnsi(s.reason)}>
                 {s.state === 'restarting' && s.nextRestartAt ? `retry in ${formatCountdown(s.nextRestartAt - now)} · ` : ''}
-                {s.reason}
+                {/* The reason quotes stderr, escapes and all: a one-line summary shows it plain. */}
+                {stripAnsi(s.reason)}
               </td>
               <td className="num mono">{s.pid ?? '—'}</td>
               <td className="num mono">{up === undefined ? '—' : formatDuration(up)}</td>
@@ -196,7 +199,7 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
           <div className="muted">
             {s.lastExit.reason} · at <Timestamp ts={s.lastExit.at} /> · run {s.run}, {s.restarts} restart{s.restarts === 1 ? '' : 's'}
           </div>
-          {s.stderrTail.length ? <pre className="code-block stderr-tail" aria-label={`Last stderr lines of ${s.id}`}>{s.stderrTail.slice(-12).join('\n')}</pre> : <div className="muted">No stderr output before the exit.</div>}
+          {s.stderrTail.length ? <StderrBlock lines={s.stderrTail.slice(-12)} label={`Last stderr lines of ${s.id}`} /> : <div className="muted">No stderr output before the exit.</div>}
         </Banner>
       ) : null}
 
@@ -244,9 +247,10 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
       {!crashed && s.stderrTail.length ? (
         <div className="detail-block">
           <div className="section-label">Recent stderr</div>
-          <pre className="code-block stderr-tail">{s.stderrTail.slice(-8).join('\n')}</pre>
+          <StderrBlock lines={s.stderrTail.slice(-8)} label={`Recent stderr of ${s.id}`} />
         </div>
       ) : null}
+      <ExitHistory server={s} />
     </section>
   );
 }

@@ -21,7 +21,7 @@ import { errorsByPath, fieldsFromSchema, initialValue, toArguments, toJson, valu
 import { useAppState } from '../../state/app-context';
 import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
-import type { CommandOutput } from '../../../common/host-api';
+import { draftKey, toolConsoleState, type CallResultState } from '../../state/tool-console-state';
 import type { AdvertisedTool } from '../../state/types';
 import { AnnotationBadges } from '../approvals/approval-card';
 
@@ -29,14 +29,14 @@ export function ToolConsoleView() {
   const { launches } = useAppState();
   const launch = useStore(launches, (s) => s.launches.find((l) => l.id === s.activeId));
   const tools = useCommand('tools:list', launch ? { launchId: launch.id } : null);
-  const [query, setQuery] = useState('');
-  const [selected, setSelected] = useState<string | null>(null);
+  // Kept outside the view (renderer/state/tool-console-state.ts): navigation and reloads keep it.
+  const query = useStore(toolConsoleState.store, (s) => s.query);
+  const selected = useStore(toolConsoleState.store, (s) => (launch ? s.selected[launch.id] : undefined)) ?? null;
+  const setQuery = (q: string) => toolConsoleState.setQuery(q);
+  const setSelected = (name: string) => launch && toolConsoleState.select(launch.id, name);
 
   const list = tools.data ?? [];
-  const filtered = useMemo(() => {
-    const q = query.trim().toLowerCase();
-    return q ? list.filter((t) => `${t.name} ${t.canonical} ${t.title ?? ''} ${t.description ?? ''}`.toLowerCase().includes(q)) : list;
-  }, [list, query]);
+  const filtered = useMemo(() => filterTools(list, query), [list, query]);
   const grouped = useMemo(() => {
     const m = new Map<string, AdvertisedTool[]>();
     for (const t of filtered) m.set(t.server, [...(m.get(t.server) ?? []), t]);
@@ -102,21 +102,28 @@ export function ToolConsoleView() {
   );
 }
 
-type CallOutput = CommandOutput<'tools:call'>;
+/**
+ * Tools whose name, canonical name or title contains the query (descriptions are prose: "read"
+ * would find create_directory through "already").
+ */
+export function filterTools<T extends Pick<AdvertisedTool, 'name' | 'canonical' | 'title'>>(list: readonly T[], query: string): T[] {
+  const q = query.trim().toLowerCase();
+  return q ? list.filter((t) => `${t.name}\u0000${t.canonical}\u0000${t.title ?? ''}`.toLowerCase().includes(q)) : [...list];
+}
 
 function ToolPanel({ launchId, tool }: { launchId: string; tool: AdvertisedTool }) {
   const api = useHostApi();
   const root = useMemo(() => fieldsFromSchema(tool.inputSchema), [tool.inputSchema]);
-  const [value, setValue] = useState<FormValue>(() => initialValue(root));
-  const [raw, setRaw] = useState<string | null>(null);
+  const draft = useStore(toolConsoleState.store, (s) => s.drafts[draftKey(launchId, tool.name)]);
+  const initial = useMemo(() => initialValue(root), [root]);
+  const value: FormValue = draft?.value ?? initial;
+  const setValue = (v: FormValue) => toolConsoleState.patch(launchId, tool.name, { value: v });
+  const raw = draft?.raw ?? null;
+  const setRaw = (r: string | null) => toolConsoleState.patch(launchId, tool.name, { raw: r });
   const [rawError, setRawError] = useState<string | null>(null);
   const [showErrors, setShowErrors] = useState(false);
-  const [calling, setCalling] = useState(false);
-  const [result, setResult] = useState<{ out?: CallOutput; error?: string; ms: number; args: unknown } | null>(null);
-
-  useEffect(() => {
-    setValue(initialValue(root));
-  }, [root]);
+  const calling = draft?.calling ?? false;
+  const result = draft?.result ?? null;
 
   const { args, errors } = useMemo(() => toArguments(root, value), [root, value]);
   const errorMap = useMemo(() => (showErrors ? errorsByPath(errors) : new Map<string, string>()), [errors, showErrors]);
@@ -154,16 +161,7 @@ function ToolPanel({ launchId, tool }: { launchId: string; tool: AdvertisedTool 
       if (errors.length) return;
       callArgs = args;
     }
-    setCalling(true);
-    const t0 = performance.now();
-    try {
-      const out = await api.call('tools:call', { launchId, name: tool.name, arguments: callArgs });
-      setResult({ out, ms: performance.now() - t0, args: callArgs });
-    } catch (e) {
-      setResult({ error: errorText(e), ms: performance.now() - t0, args: callArgs });
-    } finally {
-      setCalling(false);
-    }
+    await toolConsoleState.call(api, launchId, tool.name, callArgs);
   };
 
   useShortcuts({ 'mod+enter': () => void call() });
@@ -222,7 +220,7 @@ function ToolPanel({ launchId, tool }: { launchId: string; tool: AdvertisedTool 
   );
 }
 
-function CallResult({ result }: { result: { out?: CallOutput; error?: string; ms: number; args: unknown } }) {
+function CallResult({ result }: { result: CallResultState }) {
   const ref = useRef<HTMLElement>(null);
   // The form can be long: bring each new result into view. (A block body: newer Chromium returns
   // a Promise from scrollIntoView, which React would take for the effect's cleanup and call.)

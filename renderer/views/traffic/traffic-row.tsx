@@ -5,6 +5,14 @@ import { Highlight } from './highlight';
 
 export const ROW_HEIGHT = 22;
 
+/** The pin key of a focused row, named once so the tooltip and the handler cannot disagree. */
+export const PIN_SHORTCUT = 'p';
+
+/** P with or without Shift (Caps Lock, a habit), never with Ctrl/Alt/Cmd (those belong to the app). */
+export function isPinKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }): boolean {
+  return e.key.toLowerCase() === PIN_SHORTCUT && !e.ctrlKey && !e.metaKey && !e.altKey;
+}
+
 export const COLUMNS = ['Time', 'Dir', 'Agent', 'Server', 'Id', 'Method', 'Summary', 'Decision', 'Status', 'Latency', 'Req', 'Res', 'Pin'] as const;
 
 const DIR: Record<Row['ev']['direction'], [string, string]> = {
@@ -125,7 +133,7 @@ export function TrafficRowCells({ row, store, query, onToggle, onPin }: { row: R
           className={`traffic-pin${pinned ? ' is-pinned' : ''}`}
           aria-pressed={pinned}
           aria-label={pinned ? 'Unpin row' : 'Pin row'}
-          title={pinned ? 'Unpin (P)' : 'Pin: stays in the timeline whatever the filters (P)'}
+          title={pinned ? `Unpin (${PIN_SHORTCUT.toUpperCase()} or Space on the focused row)` : `Pin: stays in the timeline whatever the filters, and across reloads (${PIN_SHORTCUT.toUpperCase()} or Space on the focused row)`}
           tabIndex={-1}
           onClick={(e) => {
             e.stopPropagation();

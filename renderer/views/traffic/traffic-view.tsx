@@ -9,7 +9,8 @@ import { VirtualList, useFrameVersion } from '../../lib/virtual-list';
 import { DetailPane, type ReplayState } from './detail-pane';
 import { downloadText } from './download';
 import { FilterBar } from './filter-bar';
-import { COLUMNS, ROW_HEIGHT, TrafficHeader, TrafficRowCells } from './traffic-row';
+import type { TrafficMarksSync } from './traffic-marks';
+import { COLUMNS, isPinKey, ROW_HEIGHT, TrafficHeader, TrafficRowCells } from './traffic-row';
 import './traffic.css';
 
 export type LaunchSummary = EventPayload<'launch:changed'>['launch'];
@@ -17,6 +18,8 @@ export type LaunchSummary = EventPayload<'launch:changed'>['launch'];
 export interface TrafficViewProps {
   /** The one TrafficStore, created at bootstrap and fed by the shell (snapshot + `traffic:batch`). */
   store: TrafficStore;
+  /** Pins and replay links kept by the host (survive reloads); without it they stay per window. */
+  marks?: TrafficMarksSync;
   /** Running launches (for the launch filter and server names); optional. */
   launches?: readonly LaunchSummary[];
   /**
@@ -33,7 +36,7 @@ const HISTORY_PAGE = 2000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function TrafficView({ store, launches = [], focusExchange }: TrafficViewProps) {
+export function TrafficView({ store, marks, launches = [], focusExchange }: TrafficViewProps) {
   const api = useHostApi();
   const version = useFrameVersion(store);
   const [filter, setFilterState] = useState<TrafficFilter>(() => store.getFilter());
@@ -49,18 +52,25 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
   const focused = useRef<string | undefined>(undefined);
   const [, setReplayTick] = useState(0);
 
+  const pausedRef = useRef(false);
+  pausedRef.current = paused;
   const setFilter = useCallback(
     (next: TrafficFilter) => {
       setFilterState(next);
       store.setFilter(next);
+      if (pausedRef.current) setFrozen(freeze(store));
     },
     [store],
   );
 
   const follow = atBottom && !paused;
-  const count = store.size();
-  const row = selected !== undefined ? store.get(selected) : undefined;
-  const activeIndex = row ? store.indexOf(row) : -1;
+  // Paused: the list reads a snapshot of the rows taken when Pause was pressed (or a filter was
+  // changed while paused), so eviction and new traffic cannot shift or blank what is on screen.
+  const [frozen, setFrozen] = useState<FrozenRows | undefined>();
+  const rows: RowSource = frozen ?? store;
+  const count = rows.size();
+  const row = selected !== undefined ? (store.get(selected) ?? frozen?.bySeq(selected)) : undefined;
+  const activeIndex = row ? rows.indexOf(row) : -1;
   const newCount = follow ? 0 : Math.max(0, store.tailAppends - markAt);
   const stats = store.stats();
   const query = store.query();
@@ -96,6 +106,7 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
   };
   const jumpToEnd = () => {
     setPaused(false);
+    setFrozen(undefined);
     setAtBottom(true);
     setMarkAt(store.tailAppends);
   };
@@ -103,6 +114,7 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
     if (paused) jumpToEnd();
     else {
       setPaused(true);
+      setFrozen(freeze(store));
       setMarkAt(store.tailAppends);
     }
   };
@@ -142,14 +154,19 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
     api
       .call('tools:call', { launchId: original.ev.session, name, arguments: args })
       .then((out) => {
-        if (out.exchange) store.linkReplay(original, original.ev.session, out.exchange);
+        if (out.exchange) {
+          if (marks) marks.linkReplay(original, original.ev.session, out.exchange);
+          else store.linkReplay(original, original.ev.session, out.exchange);
+        }
         finish({ result: out.result, error: out.error, exchange: out.exchange });
       })
       .catch((err: unknown) => finish({ error: err instanceof Error ? err.message : String(err) }));
   };
 
+  const togglePin = (r: TrafficRow) => (marks ? marks.togglePin(r) : store.togglePin(r));
+
   const onRowKeyDown = (e: KeyboardEvent<HTMLDivElement>, index: number) => {
-    const r = store.at(index);
+    const r = rows.at(index);
     if (!r) return;
     if (e.key === 'ArrowRight' && r.root === r && r.children?.length) {
       store.setExpanded(r, true);
@@ -158,8 +175,8 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
       if (r.root !== r) select(r.root);
       else store.setExpanded(r, false);
       e.preventDefault();
-    } else if (e.key === 'p' || e.key === ' ') {
-      store.togglePin(r);
+    } else if (isPinKey(e) || e.key === ' ') {
+      togglePin(r);
       e.preventDefault();
     } else if (e.key === 'Escape') setPaneOpen(false);
   };
@@ -194,14 +211,14 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
             rowHeight={ROW_HEIGHT}
             colCount={COLUMNS.length}
             header={<TrafficHeader />}
-            version={version}
-            headRemovals={store.headRemovals}
+            version={frozen ? frozen.version : version}
+            headRemovals={frozen ? frozen.headRemovals : store.headRemovals}
             follow={follow}
             reveal={reveal}
             activeIndex={activeIndex}
-            onActiveIndexChange={(i) => select(store.at(i))}
+            onActiveIndexChange={(i) => select(rows.at(i))}
             onActivate={(i) => {
-              select(store.at(i));
+              select(rows.at(i));
               setPaneOpen(true);
             }}
             onRowKeyDown={onRowKeyDown}
@@ -210,7 +227,7 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
               if (history === 'idle' && count > 0) void loadOlder();
             }}
             rowClassName={(i) => {
-              const r = store.at(i);
+              const r = rows.at(i);
               if (!r) return undefined;
               return [
                 r.status === 'fault' ? 'traffic-row-fault' : '',
@@ -223,8 +240,11 @@ export function TrafficView({ store, launches = [], focusExchange }: TrafficView
                 .join(' ');
             }}
             renderRow={(i) => {
-              const r = store.at(i);
-              return r ? <TrafficRowCells row={r} store={store} query={query} onToggle={(x) => store.setExpanded(x, !store.isExpanded(x))} onPin={(x) => store.togglePin(x)} /> : null;
+              const r = rows.at(i);
+              return r ? <TrafficRowCells row={r} store={store} query={query} onToggle={(x) => {
+                    store.setExpanded(x, !store.isExpanded(x));
+                    if (pausedRef.current) setFrozen(freeze(store));
+                  }} onPin={togglePin} /> : null;
             }}
           />
           {count === 0 ? (
@@ -314,6 +334,35 @@ function findExchangeRoot(store: TrafficStore, launches: readonly LaunchSummary[
     if (r?.root.ev.exchange === exchange) return r.root;
   }
   return undefined;
+}
+
+/** What the list reads: the live store, or a frozen copy of its visible rows. */
+interface RowSource {
+  size(): number;
+  at(index: number): TrafficRow | undefined;
+  indexOf(row: TrafficRow): number;
+}
+
+interface FrozenRows extends RowSource {
+  version: number;
+  headRemovals: number;
+  bySeq(seq: number): TrafficRow | undefined;
+}
+
+/** A copy of the visible list (one array of references: ~1 ms at 100k rows). */
+function freeze(store: TrafficStore): FrozenRows {
+  const list: TrafficRow[] = new Array<TrafficRow>(store.size());
+  for (let i = 0; i < list.length; i++) list[i] = store.at(i)!;
+  let index: Map<TrafficRow, number> | undefined;
+  const lookup = () => (index ??= new Map(list.map((r, i) => [r, i])));
+  return {
+    version: store.version,
+    headRemovals: store.headRemovals,
+    size: () => list.length,
+    at: (i) => list[i],
+    indexOf: (r) => lookup().get(r) ?? -1,
+    bySeq: (seq) => list.find((r) => r.seq === seq),
+  };
 }
 
 function clampPane(w: number): number {

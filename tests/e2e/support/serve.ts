@@ -42,12 +42,15 @@ export interface ServeOptions {
    * server's data dir (tests/support/trust.ts), as `gatehouse trust accept` would.
    */
   unapproved?: string[];
+  /** Run another build's `out/` (bench:ui compares builds); default: this checkout's. */
+  outDir?: string;
 }
 
 export async function startServe(opts: ServeOptions = {}): Promise<ServeHandle> {
-  const cli = path.join(ROOT, 'out', 'cli.mjs');
+  const out = opts.outDir ?? path.join(ROOT, 'out');
+  const cli = path.join(out, 'cli.mjs');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
-  if (!existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) throw new Error('out/renderer/index.html is missing: run npm run build first');
+  if (!existsSync(path.join(out, 'renderer', 'index.html'))) throw new Error('out/renderer/index.html is missing: run npm run build first');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-e2e-'));
   const dataDir = path.join(tmp, 'data');
   const profilesDir = path.join(tmp, 'profiles');

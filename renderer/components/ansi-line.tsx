@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { parseAnsi, spanCss } from '../../lib/ansi/ansi';
+import { parseAnsi, spanCss } from '../lib/ansi/ansi';
+import '../lib/ansi/ansi.css';
 
 export type Range = [number, number];
 
