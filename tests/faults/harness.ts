@@ -9,6 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { buildTestBundle, type TestBundle } from '../support/build';
 import { RawStdioPeer, type RawFrame } from '../support/raw-stdio';
 import { tempDir, writeProfile } from '../support/temp';
+import { pinProfile } from '../support/trust';
 
 export const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'faulty-server.mjs');
 /** The gateway's documented RSS ceiling under any one server's fault (docs/gateway.md). */
@@ -58,6 +59,8 @@ export class FaultRig {
   constructor(cli: string, yaml: string, env: NodeJS.ProcessEnv = {}) {
     const file = writeProfile(this.tmp.dir, yaml);
     this.dataDir = path.join(this.tmp.dir, 'data');
+    // A person approved these launch commands (issue 16): the faults are the servers', not trust's.
+    pinProfile(this.dataDir, file);
     this.peer = new RawStdioPeer(process.execPath, [cli, 'gateway', '--profile', file, '--data-dir', this.dataDir, '--tool-surface', 'canonical'], {
       cwd: this.tmp.dir,
       env: { ...process.env, ...env },

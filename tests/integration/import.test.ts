@@ -296,12 +296,14 @@ describe('secrets inside args (an mcp-remote wrapper in a Claude Desktop config)
     const r = importConfigText(read('mcp-remote/claude_desktop_config.json'), { fileName: 'claude_desktop_config.json' });
     const text = JSON.stringify(r.profile);
     for (const v of CLEAR) expect(text, v).not.toContain(v);
-    const servers = r.profile.servers as Record<string, { args: string[]; env?: Record<string, string> }>;
-    expect(servers.linear!.args).toEqual(['-y', 'mcp-remote', 'https://mcp.linear.app/sse', '--header', 'Authorization: Bearer ${secret:LINEAR_TOKEN}']);
-    expect(servers['linear-nospace']!.args.at(-1)).toBe('Authorization:Bearer ${secret:LINEAR_NOSPACE_TOKEN}');
-    // The wrapper's own ${AUTH_HEADER} stays a name (mcp-remote expands it); its env value is hidden.
-    expect(servers['via-env']!.args.at(-1)).toBe('Authorization:$${AUTH_HEADER}');
-    expect(servers['via-env']!.env).toEqual({ AUTH_HEADER: '${secret:AUTH_HEADER}' });
+    const servers = r.profile.servers as Record<string, { args: string[]; env?: Record<string, string>; url?: string; headers?: Record<string, string> }>;
+    // A wrapper the oauth mapping understands is lifted to the remote server it reaches
+    // (main/profiles/importers/oauth.ts); its Authorization header becomes a secret reference.
+    expect(servers.linear).toEqual({ url: 'https://mcp.linear.app/sse', headers: { Authorization: 'Bearer ${secret:LINEAR_TOKEN}' } });
+    expect(servers['linear-nospace']!.headers).toEqual({ Authorization: 'Bearer ${secret:LINEAR_NOSPACE_TOKEN}' });
+    // mcp-remote's own ${AUTH_HEADER} is filled from the entry's env, whose value is a secret.
+    expect(servers['via-env']).toEqual({ url: 'https://mcp.example.com/mcp', headers: { Authorization: '${secret:VIA_ENV_TOKEN}' } });
+    // One it does not understand stays a command, and every secret in its args becomes a reference.
     expect(servers.keys!.args).toEqual([
       '-y',
       'mcp-remote',
@@ -319,9 +321,9 @@ describe('secrets inside args (an mcp-remote wrapper in a Claude Desktop config)
     ]);
     // The report: one line per value, naming the variable to set and where the value was.
     expect(r.secrets.map((s) => `${s.name} ${s.from} ${s.kind}`)).toEqual([
-      'LINEAR_TOKEN mcpServers.linear.args[4] clear-text',
-      'LINEAR_NOSPACE_TOKEN mcpServers.linear-nospace.args[4] clear-text',
-      'AUTH_HEADER mcpServers.via-env.env.AUTH_HEADER clear-text',
+      'LINEAR_TOKEN mcpServers.linear.headers.Authorization clear-text',
+      'LINEAR_NOSPACE_TOKEN mcpServers.linear-nospace.headers.Authorization clear-text',
+      'VIA_ENV_TOKEN mcpServers.via-env.headers.Authorization clear-text',
       'KEYS_TOKEN mcpServers.keys.args[2] clear-text',
       'KEYS_API_KEY mcpServers.keys.args[2] clear-text',
       'KEYS_API_KEY_2 mcpServers.keys.args[3] clear-text',
@@ -338,7 +340,7 @@ describe('secrets inside args (an mcp-remote wrapper in a Claude Desktop config)
     const out = importFile(src, { env });
     const written = fs.readFileSync(out.file, 'utf8');
     for (const v of CLEAR) expect(written, v).not.toContain(v);
-    expect(written).toMatch(/GATEHOUSE_SECRET_LINEAR_TOKEN\s+from mcpServers\.linear\.args\[4\]/);
+    expect(written).toMatch(/GATEHOUSE_SECRET_LINEAR_TOKEN\s+from mcpServers\.linear\.headers\.Authorization/);
     expect(written).toMatch(/GATEHOUSE_SECRET_KEYS_TOKEN_4\s+from mcpServers\.keys\.args\[10\]/);
     // And it still loads as a profile once the secrets exist.
     expect(() => loadProfileFile(out.file)).not.toThrow();

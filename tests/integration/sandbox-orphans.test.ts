@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { tempDir, writeProfile } from '../support/temp';
+import { pinProfile } from '../support/trust';
 import { buildTestBundle, type TestBundle } from '../support/build';
 import { profileYaml, serverFixture, waitFor } from '../support/supervisor';
 
@@ -84,6 +85,8 @@ async function sixRunning(command: 'launch' | 'gateway'): Promise<{ marker: stri
   const marker = `orphan-${randomUUID()}`;
   const file = writeProfile(tmp.dir, profileYaml('orphans', sixServers(marker)));
   const data = path.join(tmp.dir, 'data');
+  // A person approved these launch commands (issue 16), so all six start.
+  pinProfile(data, file);
   const args = command === 'launch' ? ['launch', '--profile', file, '--no-http', '--no-approver', '--data-dir', data] : ['gateway', '--profile', file, '--data-dir', data];
   const { child, stderr } = startCli(args, command === 'launch' ? 'ignore' : 'pipe');
   await allReady(marker, stderr);

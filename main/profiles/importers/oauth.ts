@@ -90,13 +90,22 @@ export function liftMcpRemote(b: ProfileBuilder, d: ServerDraft): ServerDraft {
     b.warn(`${where}: ${flag} expects a JSON object; dropped`);
     return undefined;
   };
+  // An argument this mapping does not understand keeps the wrapper as a command (its args then go
+  // through the importer's secret scan, common.ts): lifting it would drop what it says. Warnings
+  // name positions, never values: an argument may be a secret (issue 9's import finding).
+  let position = i;
+  const keepAsCommand = (why: string): ServerDraft => {
+    b.warn(`${where}[${position}]: ${why}; the mcp-remote wrapper is kept as a command`);
+    return d;
+  };
   while (rest.length) {
+    position = args.length - rest.length;
     const a = rest.shift()!;
     if (a === '--header') {
       const h = rest.shift() ?? '';
       const m = /^([^:\s]+):\s*(.*)$/s.exec(h);
       if (m) out.headers![m[1]!] = m[2]!;
-      else b.warn(`${where}: --header '${h.slice(0, 40)}' is not 'Name: value'; dropped`);
+      else return keepAsCommand("--header's value is not 'Name: value'");
     } else if (a === '--transport') {
       const t = rest.shift();
       if (t === 'http-only') out.transport = 'streamable-http';
@@ -116,7 +125,7 @@ export function liftMcpRemote(b: ProfileBuilder, d: ServerDraft): ServerDraft {
     } else if (DROPPED_FLAGS.has(a)) {
       if (a === '--allow-http') continue; // Gatehouse allows http:// URLs as they are written
       b.warn(`${where}: mcp-remote's ${a} has no Gatehouse equivalent; dropped`);
-    } else b.warn(`${where}: mcp-remote argument '${a.slice(0, 40)}' not understood; dropped`);
+    } else return keepAsCommand('an argument mcp-remote mapping does not understand');
   }
   for (const [k, v] of Object.entries(d.env ?? {})) {
     // mcp-remote headers often read `${AUTH_TOKEN}` from env: keep the value where it is used.
@@ -124,6 +133,7 @@ export function liftMcpRemote(b: ProfileBuilder, d: ServerDraft): ServerDraft {
   }
   if (!hasAuthorization(out)) out.oauth = o;
   else if (o.clientId || o.clientSecretValue) b.warn(`${where}: OAuth client settings dropped (the entry sends its own Authorization header)`);
-  b.warn(`${d.from}: the mcp-remote wrapper was replaced by the remote server it reaches (${url})${out.oauth ? ', signed in by Gatehouse (auth: oauth)' : ''}`);
+  // The URL without its query (which may carry a token: the importer turns that into a ${secret:…}).
+  b.warn(`${d.from}: the mcp-remote wrapper was replaced by the remote server it reaches (${url.split(/[?#]/)[0]})${out.oauth ? ', signed in by Gatehouse (auth: oauth)' : ''}`);
   return out;
 }
