@@ -40,7 +40,6 @@ const STDERR_RING = 200;
 export const SERVER_INBOUND_BYTES_PER_SEC = 4 * 1024 * 1024;
 /** Notification bytes per second one server may have relayed to agents (bursts of one max-size message). */
 export const SERVER_NOTIFICATION_BYTES_PER_SEC = 1024 * 1024;
-/** The message of the error the SDK rejects in-flight requests with when its transport closes. */
 const STDERR_TAIL_SHOWN = 20;
 /** After a child exits, how long its stderr may take to deliver its last lines. */
 const STDERR_DRAIN_MS = 250;

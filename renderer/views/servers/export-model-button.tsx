@@ -6,20 +6,7 @@ import { Download } from 'lucide-react';
 import { useHostApi } from '../../api/context';
 import { Button } from '../../components/button';
 import { useToast } from '../../components/toasts';
-
-/** Hands `text` to the browser (or Electron's download handler) as a file named `fileName`. */
-export function offerDownload(fileName: string, text: string, type = 'application/yaml'): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  a.rel = 'noopener';
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  // Revoked later, not at once: some browsers read the URL after click() returns.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
+import { downloadText } from '../../lib/download';
 
 export function ExportModelButton({ launchId }: { launchId: string }) {
   const api = useHostApi();
@@ -30,7 +17,7 @@ export function ExportModelButton({ launchId }: { launchId: string }) {
     setBusy(true);
     try {
       const { fileName, yaml } = await api.call('model:export', { launchId, observed });
-      offerDownload(fileName, yaml);
+      downloadText(yaml, fileName, 'application/yaml');
       toast.show({ tone: 'ok', title: `Exported ${fileName}` });
     } catch (e) {
       toast.error('Could not export the model', e);

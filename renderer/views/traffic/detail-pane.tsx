@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { formatBytes, formatTime } from '../../components/format-time';
 import { lineDiff, toJsonl, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
-import { copyText, downloadText } from './download';
+import { copyText, downloadText } from '../../lib/download';
 import { JsonTree } from './json-tree';
 import { formatLatency } from './traffic-row';
 

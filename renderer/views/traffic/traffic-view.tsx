@@ -7,7 +7,7 @@ import { useHostApi } from '../../api/context';
 import { toJsonl, type TrafficFilter, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
 import { VirtualList, useFrameVersion } from '../../lib/virtual-list';
 import { DetailPane, type ReplayState } from './detail-pane';
-import { downloadText } from './download';
+import { downloadText } from '../../lib/download';
 import { FilterBar } from './filter-bar';
 import type { TrafficMarksSync } from './traffic-marks';
 import { COLUMNS, isPinKey, ROW_HEIGHT, TrafficHeader, TrafficRowCells } from './traffic-row';

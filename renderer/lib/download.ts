@@ -8,7 +8,8 @@ export function downloadText(text: string, fileName: string, type = 'application
   document.body.appendChild(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  // Revoked later, not at once: some browsers read the URL after click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 export async function copyText(text: string): Promise<boolean> {
