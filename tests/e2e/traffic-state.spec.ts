@@ -25,6 +25,9 @@ async function rowsOnScreen(page: Page): Promise<string[]> {
         const gb = g.getBoundingClientRect();
         return b.bottom > gb.top + 22 && b.top < gb.bottom;
       })
+      // In screen order: the virtualizer keeps row elements in DOM order of their index, which
+      // is not always the order they are drawn in while rows come and go.
+      .sort((a: any, b: any) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
       .map((r: any) => ['.traffic-c-time', '.traffic-c-dir', '.traffic-c-agent', '.traffic-c-id', '.traffic-method'].map((c) => r.querySelector(c)?.textContent ?? '').join(' ')),
   );
 }

@@ -69,6 +69,9 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
   const [frozen, setFrozen] = useState<FrozenRows | undefined>();
   const rows: RowSource = frozen ?? store;
   const count = rows.size();
+  // The head-eviction counter of the last render: indices in the DOM are relative to it.
+  const drawn = useRef({ headRemovals: 0 });
+  if (!frozen) drawn.current = { headRemovals: store.headRemovals };
   const row = selected !== undefined ? (store.get(selected) ?? frozen?.bySeq(selected)) : undefined;
   const activeIndex = row ? rows.indexOf(row) : -1;
   const newCount = follow ? 0 : Math.max(0, store.tailAppends - markAt);
@@ -114,7 +117,11 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
     if (paused) jumpToEnd();
     else {
       setPaused(true);
-      setFrozen(freeze(store));
+      // Pause freezes exactly what is on screen: up to the last row drawn, not the rows that
+      // arrived since that frame (following scrolls a frame behind the store under load).
+      const last = lastDrawnIndex('traffic');
+      const evictedSince = store.headRemovals - drawn.current.headRemovals;
+      setFrozen(freeze(store, last === undefined ? store.size() : Math.max(0, last + 1 - evictedSince)));
       setMarkAt(store.tailAppends);
     }
   };
@@ -349,9 +356,22 @@ interface FrozenRows extends RowSource {
   bySeq(seq: number): TrafficRow | undefined;
 }
 
+/** The index of the last row of a VirtualList (by its idPrefix) that is drawn inside its viewport. */
+function lastDrawnIndex(idPrefix: string): number | undefined {
+  const rows = document.querySelectorAll<HTMLElement>(`[id^="${idPrefix}-r"][data-index]`);
+  const viewport = rows[0]?.closest('[role="grid"]')?.getBoundingClientRect();
+  if (!viewport) return undefined;
+  let last: number | undefined;
+  for (const row of rows) {
+    const r = row.getBoundingClientRect();
+    if (r.top < viewport.bottom && r.bottom > viewport.top) last = Math.max(last ?? -1, Number(row.dataset.index));
+  }
+  return last;
+}
+
 /** A copy of the visible list (one array of references: ~1 ms at 100k rows). */
-function freeze(store: TrafficStore): FrozenRows {
-  const list: TrafficRow[] = new Array<TrafficRow>(store.size());
+function freeze(store: TrafficStore, limit = store.size()): FrozenRows {
+  const list: TrafficRow[] = new Array<TrafficRow>(Math.min(limit, store.size()));
   for (let i = 0; i < list.length; i++) list[i] = store.at(i)!;
   let index: Map<TrafficRow, number> | undefined;
   const lookup = () => (index ??= new Map(list.map((r, i) => [r, i])));
