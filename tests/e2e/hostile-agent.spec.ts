@@ -36,6 +36,16 @@ agent:
   },
 });
 
+type Report = Record<string, unknown> & { call?: unknown };
+/** The agent's report, once it has written one (it writes it whole: temp file, then rename). */
+function readReport(file: string): Report | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Report;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The pid of this spec's `gatehouse serve` (the host the agent attacks), found by its data dir. */
 function servePid(dataDir: string): string {
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
@@ -69,8 +79,8 @@ test('a hostile agent gets no login code, no host API and no relay; its write wa
   const request = tray.getByRole('dialog', { name: /Approval request: write_file/ });
   await expect(request).toBeVisible({ timeout: 90_000 });
   await expect(request).toContainText('by-person.txt');
-  await expect.poll(() => existsSync(report), { timeout: 30_000 }).toBe(true);
-  const got = JSON.parse(readFileSync(report, 'utf8')) as Record<string, { ok?: boolean; code?: string; value?: unknown } | number | boolean>;
+  await expect.poll(() => readReport(report) !== undefined, { timeout: 30_000 }).toBe(true);
+  const got = readReport(report)!;
   await testInfo.attach('hostile-report', { body: JSON.stringify(got, null, 2), contentType: 'application/json' });
   expect(got.loginCodes).toBe(0);
   expect(got.loggedIn).toBe(false);
@@ -88,12 +98,12 @@ test('a hostile agent gets no login code, no host API and no relay; its write wa
   await page.waitForTimeout(2000);
   await expect(request).toBeVisible();
   expect(existsSync(path.join(s.scratchDir, 'by-person.txt'))).toBe(false);
-  expect((JSON.parse(readFileSync(report, 'utf8')) as { call?: unknown }).call).toBeUndefined();
+  expect(readReport(report)?.call).toBeUndefined();
   await shot(page, testInfo, 'hostile-agent-call-waits');
 
   // A person answers in the window; only then does the write happen.
   await request.getByRole('button', { name: 'Allow once', exact: true }).click();
-  await expect.poll(() => (JSON.parse(readFileSync(report, 'utf8')) as { call?: unknown }).call, { timeout: 30_000 }).toMatchObject({ isError: false });
+  await expect.poll(() => readReport(report)?.call, { timeout: 30_000 }).toMatchObject({ isError: false });
   expect(readFileSync(path.join(s.scratchDir, 'by-person.txt'), 'utf8')).toBe('approved by a person\n');
 
   await gotoView(page, 'Terminal');
