@@ -10,7 +10,7 @@
 // Per target: warm-up, sequential calls (p50/p99), then calls/s with 32 requests in flight on
 // ONE client session (32 concurrent callers sharing one SDK Client), then the peak RSS (VmHWM)
 // and CPU time of the process in the middle (gateway, proxy, or the floor server itself).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -223,6 +223,13 @@ function writeProfile(dir) {
   return file;
 }
 
+// Launch consent (issue 16): the bench pins its profile the way a user would, with the real CLI,
+// before the gateway starts; an unpinned server is held and its tools never listed.
+function trustProfile(profile, dataDir) {
+  const r = spawnSync(process.execPath, [cliEntry, 'trust', 'accept', '--profile', profile, '--data-dir', dataDir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`gatehouse trust accept failed: ${r.stderr || r.stdout}`);
+}
+
 function newClient() {
   return new Client({ name: 'gatehouse-bench', version: '0.1.0' }, { capabilities: {} });
 }
@@ -254,6 +261,7 @@ function gatewayHttpTarget(entry, audit) {
   return async () => {
     const dir = mkTmp('gh-bench-');
     const profile = writeProfile(dir);
+    trustProfile(profile, path.join(dir, 'data'));
     const port = await freePort();
     const args = [entry, 'gateway', '--profile', profile, '--http', String(port), '--quiet', '--data-dir', path.join(dir, 'data')];
     if (!audit) args.push('--no-audit');
@@ -293,6 +301,7 @@ function gatewayStdioTarget(audit) {
   return async () => {
     const dir = mkTmp('gh-bench-');
     const profile = writeProfile(dir);
+    trustProfile(profile, path.join(dir, 'data'));
     const args = [...cpuProfArgs(), cliEntry, 'gateway', '--profile', profile, '--quiet', '--data-dir', path.join(dir, 'data')];
     if (!audit) args.push('--no-audit');
     return stdioTarget(process.execPath, args, false)();
