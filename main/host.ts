@@ -27,7 +27,7 @@ import type { ServerStatus } from './supervisor/types';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
 import { exchangeRecord, type Exchange } from './gateway/exchanges';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
-import { appRoot, dataDir as defaultDataDir } from './paths';
+import { appRoot, auditWriterEntry, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
 import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from './agents/terminal-manager';
 import { resolveSearchPath } from './supervisor/shell-path';
@@ -155,14 +155,13 @@ export class Host extends EventEmitter<HostEvents> {
     }
     if (this.audit) {
       const writer = this.audit.writer;
-      const store = this.audit;
       // The audit writer drains the buses in batches; the protocol path never waits for it,
       // except for an agent's answer, written (with everything before it) before it leaves.
       // GATEHOUSE_AUDIT_DURABLE_ANSWERS=0 goes back to batching answers too (a crash may then
       // lose the last ~50 ms of answered calls; the protocol path never touches the disk).
       const durable = this.env.GATEHOUSE_AUDIT_DURABLE_ANSWERS !== '0';
       this.unsubscribe.push(
-        this.tap.subscribe(durableAuditSink({ trafficBatch: (b) => writer.trafficBatch(b), flush: () => store.flush() }, durable), durable ? { flushOn: isAgentAnswer } : {}),
+        this.tap.subscribe(durableAuditSink({ trafficBatch: (b) => writer.trafficBatch(b), flush: () => writer.commitPoint() }, durable), durable ? { flushOn: isAgentAnswer } : {}),
       );
       this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
     }
@@ -182,7 +181,13 @@ export class Host extends EventEmitter<HostEvents> {
    */
   private openAudit(): AuditStore | undefined {
     try {
-      return openAuditStore({ dataDir: this.dataDir, retention: retentionFromEnv(this.env), limits: auditLimitsFromEnv(this.env) });
+      return openAuditStore({
+        dataDir: this.dataDir,
+        retention: retentionFromEnv(this.env),
+        limits: auditLimitsFromEnv(this.env),
+        // SQLite off the protocol thread (issue 10); GATEHOUSE_AUDIT_THREAD=0 keeps it in this one.
+        ...(this.env.GATEHOUSE_AUDIT_THREAD === '0' ? {} : { thread: { entry: auditWriterEntry() } }),
+      });
     } catch (err) {
       const problem = nativeLoadProblem(err, 'better-sqlite3', 'the audit store is off');
       if (!problem) throw err;

@@ -42,3 +42,10 @@ export function toolsServerEntry(): string {
   // tools server is unpacked next to it (electron-builder.yml asarUnpack).
   return path.join(appRoot(), 'out', 'tools-server.mjs').replace(`${path.sep}app.asar${path.sep}`, `${path.sep}app.asar.unpacked${path.sep}`);
 }
+
+/** The audit writer thread's entry (built by scripts/build.mjs; main/audit/writer-thread.ts). */
+export function auditWriterEntry(): string {
+  // A worker thread can load from app.asar (Electron patches fs for it), but better-sqlite3's
+  // native binding beside it is unpacked either way; keep the entry with the other workers.
+  return path.join(appRoot(), 'out', 'audit-writer.mjs');
+}

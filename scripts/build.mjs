@@ -14,6 +14,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const entries = {
   cli: 'main/cli/index.ts',
   'tools-server': 'main/tools/server.ts',
+  // The audit writer thread (main/audit/threaded-writer.ts starts it as a Worker).
+  'audit-writer': 'main/audit/writer-thread.ts',
 };
 
 const entryPoints = Object.fromEntries(

@@ -1,6 +1,7 @@
 // Numbered schema migrations, tracked with PRAGMA user_version. A migration is only ever
 // appended, never edited once released: a user's database may be at any earlier version.
 import type Database from 'better-sqlite3';
+import { JOURNAL_TABLE_SQL } from './journal';
 import { TRUST_DECISIONS_SQL } from '../trust/audit-trust';
 
 export interface Migration {
@@ -202,6 +203,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'exchanges', up: (db) => db.exec(V3_EXCHANGES) },
   // Launch consent and tool pinning decisions (main/trust/, docs/trust.md).
   { version: 4, name: 'trust decisions', up: (db) => db.exec(TRUST_DECISIONS_SQL) },
+  // The threaded writer's crash journal (journal.ts): the last chunk of each host run on disk.
+  { version: 5, name: 'audit journal', up: (db) => db.exec(JOURNAL_TABLE_SQL) },
 ];
 
 /** The schema version this build writes. */

@@ -25,6 +25,8 @@ import type {
   StderrRow,
 } from './types';
 import { QueuedWriter, type AuditWriter, type WriterOptions } from './writer';
+import { ThreadedWriter } from './threaded-writer';
+import { journalDir, recoverJournals } from './journal';
 import { DEFAULT_AUDIT_LIMITS, pruneToSize, storeBytes, type AuditLimits } from './budget';
 import { closeCrashedSessions } from './crash-recovery';
 import { insertTrustDecision, selectTrustDecisions, type TrustDecisionFilter, type TrustDecisionRow } from '../trust/audit-trust';
@@ -50,6 +52,12 @@ export interface AuditStoreCommonOptions extends WriterOptions {
   limits?: Partial<AuditLimits>;
   /** How often the store's size is checked against its cap (default 30 s; 0 = at open only). */
   sizeCheckIntervalMs?: number;
+  /**
+   * SQLite writes on a writer thread (threaded-writer.ts), with a crash journal beside the
+   * file: the host's mode. `entry` is out/audit-writer.mjs; when it is missing (sources
+   * without a build) the writer stays in this thread, with one warning.
+   */
+  thread?: { entry: string };
 }
 
 export type OpenAuditStoreOptions = ({ dataDir: string } | { file: string }) & AuditStoreCommonOptions;
@@ -122,8 +130,11 @@ function hasTables(db: Database.Database): boolean {
   return db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1`).get() !== undefined;
 }
 
+/** The writer a store holds: in this thread (QueuedWriter) or on a writer thread (ThreadedWriter). */
+type StoreWriter = AuditWriter & { flush(): void; close(): void };
+
 class SqliteAuditStore implements AuditStore {
-  readonly writer: QueuedWriter;
+  readonly writer: StoreWriter;
   private readonly queries: AuditQueries;
   private readonly pruneTimer: NodeJS.Timeout | undefined;
   private readonly sizeTimer: NodeJS.Timeout | undefined;
@@ -135,11 +146,23 @@ class SqliteAuditStore implements AuditStore {
     opts: AuditStoreCommonOptions,
   ) {
     const limits: AuditLimits = { ...DEFAULT_AUDIT_LIMITS, ...opts.limits };
-    this.writer = new QueuedWriter(db, { ...opts, limits });
-    this.queries = new AuditQueries(db);
     const retention = opts.retention === undefined ? DEFAULT_RETENTION : opts.retention;
     const report = opts.onError ?? ((err: Error) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
-    if (opts.recoverCrashed ?? retention !== false) {
+    const recover = opts.recoverCrashed ?? retention !== false;
+    const inMemory = file === ':memory:';
+    if (recover && !inMemory) {
+      // What a killed threaded host had journaled but not committed, before its sessions are
+      // closed as crashed below.
+      try {
+        const n = recoverJournals(db, file, (commitHook) => new QueuedWriter(db, { limits, onError: report, commitHook }));
+        if (n > 0) report(new Error(`recovered ${n} audit rows from the crash journal of a host that died`));
+      } catch (err) {
+        report(new Error(`audit crash journal recovery failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+      }
+    }
+    this.writer = this.makeWriter(db, file, opts, limits, report, inMemory);
+    this.queries = new AuditQueries(db);
+    if (recover) {
       try {
         closeCrashedSessions(db);
       } catch (err) {
@@ -180,6 +203,25 @@ class SqliteAuditStore implements AuditStore {
         this.pruneTimer.unref();
       }
     }
+  }
+
+  private makeWriter(db: Database.Database, file: string, opts: AuditStoreCommonOptions, limits: AuditLimits, report: (err: Error) => void, inMemory: boolean): StoreWriter {
+    const thread = opts.thread;
+    if (thread && !inMemory) {
+      if (fs.existsSync(thread.entry)) {
+        return new ThreadedWriter({
+          file: path.resolve(file),
+          entry: thread.entry,
+          limits,
+          busyTimeoutMs: opts.busyTimeoutMs ?? 5_000,
+          maxQueuedRows: opts.maxQueuedRows,
+          journalDir: journalDir(file),
+          onError: report,
+        });
+      }
+      report(new Error(`the audit writer thread's entry ${thread.entry} is missing (run npm run build); writing in the host's thread`));
+    }
+    return new QueuedWriter(db, { ...opts, limits });
   }
 
   flush(): void {

@@ -34,6 +34,11 @@ export interface AuditWriter {
   /** A call as it arrived (outcome `pending`) and again as it ended: one row, upserted. */
   exchange(e: ExchangeRecord): void;
   stats(): WriterStats;
+  /**
+   * The moment an agent's answer must be on record (audit/durable.ts): everything queued so far
+   * is made crash-safe before this returns (here: committed; the threaded writer: journaled).
+   */
+  commitPoint(): void;
 }
 
 export interface WriterOptions {
@@ -45,6 +50,11 @@ export interface WriterOptions {
   onError?: (err: Error) => void;
   /** Byte budgets (budget.ts): per-message size stored, fault rate, bytes held in memory. */
   limits?: Partial<AuditLimits>;
+  /**
+   * Runs inside each batch's transaction, after its rows, with whether the queue is now empty:
+   * the writer thread records there which journal chunks are on disk (writer-thread.ts).
+   */
+  commitHook?: (drained: boolean) => void;
 }
 
 export const DEFAULT_MAX_QUEUED_ROWS = 200_000;
@@ -162,6 +172,7 @@ export class QueuedWriter implements AuditWriter {
   /** Wire bytes of the traffic rows queued (bounded by limits.maxQueuedBytes). */
   private trafficBytes = 0;
   private readonly writeBatch: (control: ControlOp[], stderr: StderrLine[], traffic: TrafficEvent[], gaps: Gap[]) => number;
+  private readonly commitHook: ((drained: boolean) => void) | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -173,6 +184,7 @@ export class QueuedWriter implements AuditWriter {
     this.onError = opts.onError ?? ((err) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
     this.limits = { ...DEFAULT_AUDIT_LIMITS, ...opts.limits };
     this.faultRate = new FaultRate(this.limits.faultsPerSecond);
+    this.commitHook = opts.commitHook;
     this.writeBatch = this.prepare();
   }
 
@@ -263,6 +275,17 @@ export class QueuedWriter implements AuditWriter {
 
   stats(): WriterStats {
     return { queued: this.queued(), ...this.counters };
+  }
+
+  commitPoint(): void {
+    this.flush();
+  }
+
+  /** Rows dropped before they reached this writer (the threaded writer's own bound): a gap record. */
+  noteDropped(session: string, stream: 'messages' | 'stderr_lines', dropped: number, firstTs: number, lastTs: number): void {
+    this.counters.dropped += dropped;
+    this.mergeGap({ session, stream, dropped, firstTs, lastTs });
+    this.schedule();
   }
 
   // ------------------------------------------------------------ store-facing
@@ -562,6 +585,7 @@ export class QueuedWriter implements AuditWriter {
           rowFailed(err, () => 'a queue-overflow record');
         }
       }
+      this.commitHook?.(this.queued() === 0);
       return failed;
     });
     return (control, stderr, traffic, gaps) => tx(control, stderr, traffic, gaps);
