@@ -15,15 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { detectFormat, importFile, ImportError } from '../profiles/importers';
 import { appRoot, userProfilesDir } from '../paths';
-import { exportModel } from '../model/export-model';
-import { DEFAULT_BATCH_INTERVAL_MS } from '../protocol/bounded-bus';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import {
   commands,
   events,
   isCommandName,
-  type CommandName,
   type CommandOutput,
   type EventName,
   type EventPayload,
@@ -39,10 +36,12 @@ import { exchangeRecord, type Exchange } from '../gateway/exchanges';
 import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
 import { authHandlers } from './auth-handlers';
+import { HostApiError, type Handlers } from './errors';
+import { auditHandlers } from './audit-handlers';
+import { terminalHandlers } from './terminal-handlers';
 import { TrafficMarks } from './traffic-marks';
-import { findSnippet } from '../audit/snippet';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
-import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, storedTraffic, terminalSummary } from './shapes';
+import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, terminalSummary } from './shapes';
 
 export type Shell = 'electron' | 'web';
 
@@ -85,12 +84,7 @@ export interface HostApiDispatcher {
   close(): void;
 }
 
-/** What a caller is told when a command fails: one line, no stack. */
-export class HostApiError extends Error {
-  override readonly name = 'HostApiError';
-}
-
-type Handlers = { [C in CommandName]: (input: z.infer<(typeof commands)[C]['input']>) => Promise<CommandOutput<C>> | CommandOutput<C> };
+export { HostApiError } from './errors';
 
 const DEFAULT_TRAFFIC_REPLAY = 2_000;
 const DEFAULT_STDERR_REPLAY = 2_000;
@@ -185,6 +179,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       return { ok: true as const };
     },
     ...authHandlers(host, serverOf),
+    ...auditHandlers(host, launchOf),
+    ...terminalHandlers(host, { launchOf, terminalLaunch, lastTerminal }),
 
     'approvals:list': () => host.broker.pending().map(pendingApproval),
     'approvals:answer': (input) => {
@@ -232,65 +228,10 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       }
     },
 
-    'traffic:history': (input) => {
-      const audit = host.audit;
-      if (!audit) return [];
-      audit.flush(); // what the tap saw a moment ago is still in the writer's queue
-      return audit
-        .queryMessages({ session: input.session, beforeSeq: input.beforeSeq, limit: input.limit ?? 500, latest: true })
-        .map(storedTraffic);
-    },
-
     'logs:tail': (input) => {
       serverOf(input.launchId, input.serverId);
       const lines = host.stderrBus.snapshot().filter((l) => l.session === input.launchId && l.server === input.serverId);
       return lines.slice(-(input.limit ?? 500));
-    },
-
-    'audit:sessions': (input) => {
-      const audit = host.audit;
-      if (!audit) return [];
-      audit.flush();
-      return audit.listSessions({ limit: input.limit ?? 100 }).map((s) => ({ ...s }));
-    },
-
-    'audit:query': (input) => {
-      const audit = host.audit;
-      if (!audit) return { messages: [], decisions: [], calls: [] };
-      audit.flush();
-      const base = { session: input.session, server: input.server, text: input.text, since: input.since, until: input.until, limit: input.limit ?? 200, latest: true };
-      // With a text search, each row carries the part that matched (main/audit/snippet.ts), in
-      // the columns the store searched.
-      const q = input.text;
-      return {
-        messages: audit.queryMessages({ ...base, method: input.method }).map((m) => ({
-          ...m,
-          ...(q ? { snippet: findSnippet([['method', m.method], ['message', m.message], ['fault', m.fault]], q) } : {}),
-        })),
-        decisions: audit.queryDecisions(base).map((d) => ({
-          ...d,
-          ...(q ? { snippet: findSnippet([['tool', d.tool], ['reason', d.reason], ['outcome', d.outcome], ['args', d.args]], q) } : {}),
-        })),
-        calls: audit.queryCalls(base).map((c) => ({ ...c })),
-      };
-    },
-
-    'audit:calls': (input) => {
-      const audit = host.audit;
-      if (!audit) return [];
-      audit.flush();
-      return audit
-        .queryCalls({ session: input.session, text: input.text, outcome: input.outcome, decidedBy: input.decidedBy, limit: input.limit ?? 200, latest: true })
-        .map((c) => ({ ...c, kind: c.kind === 'server_request' ? ('server_request' as const) : ('call' as const) }));
-    },
-
-    'model:export': async (input) => {
-      const launch = launchOf(input.launchId);
-      // The audit writer drains the traffic tap in batches every DEFAULT_BATCH_INTERVAL_MS (25 ms):
-      // two intervals let a call answered just before the click reach the store it reads.
-      if (input.observed) await new Promise((r) => setTimeout(r, 2 * DEFAULT_BATCH_INTERVAL_MS));
-      const { fileName, yaml } = exportModel(launch, { observed: input.observed ?? false, audit: host.audit });
-      return { fileName, yaml };
     },
 
     'connect:configs': (input) => {
@@ -320,57 +261,6 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       return { token: launch.token };
     },
 
-    'terminals:list': (input) => host.terminals.list(input.launchId).map(terminalSummary),
-    'terminals:presets': async (input) => {
-      const launch = launchOf(input.launchId);
-      const own = launch.profile.agent?.preset;
-      const presets = ['claude-code', 'codex', 'gemini', 'shell'] as const;
-      const wanted = own && !presets.includes(own as (typeof presets)[number]) ? [own, ...presets] : presets;
-      return Promise.all(
-        wanted.map(async (preset) => {
-          const agent = preset === own ? {} : { preset, command: undefined, args: [] };
-          const described = await host.terminals.describe(terminalLaunch(launch), { agent });
-          return {
-            preset,
-            label: described.title,
-            available: described.available,
-            ...(described.available ? {} : { reason: described.reason, ...(described.install ? { install: described.install } : {}) }),
-            isProfileAgent: preset === own,
-          };
-        }),
-      );
-    },
-    'terminals:open': async (input) => {
-      const launch = launchOf(input.launchId);
-      const own = launch.profile.agent?.preset;
-      const agent = input.preset === undefined || input.preset === own ? {} : { preset: input.preset, command: undefined, args: [] };
-      const opened = await host.openTerminal(input.launchId, { agent, cols: input.cols, rows: input.rows });
-      if ('unavailable' in opened) return { unavailable: opened.unavailable, ...(opened.install ? { install: opened.install } : {}) };
-      lastTerminal.set(opened.id, opened);
-      return { terminal: terminalSummary(opened) };
-    },
-    'terminals:input': (input) => {
-      const t = host.terminals.get(input.id);
-      if (!t) throw new HostApiError(`no terminal '${input.id}'`);
-      t.write(input.data);
-      return { ok: true };
-    },
-    'terminals:resize': (input) => {
-      const t = host.terminals.get(input.id);
-      if (!t) throw new HostApiError(`no terminal '${input.id}'`);
-      t.resize(input.cols, input.rows);
-      return { ok: true };
-    },
-    'terminals:ack': (input) => {
-      host.terminals.get(input.id)?.acknowledge(input.chars);
-      return { ok: true };
-    },
-    'terminals:close': (input) => {
-      const record = host.terminals.list().find((t) => t.id === input.id);
-      if (record) lastTerminal.set(input.id, record);
-      host.terminals.close(input.id);
-      return { ok: record !== undefined };
-    },
     'trust:reviews': (input) => {
       const launch = launchOf(input.launchId);
       const r = launch.trust.reviews();
@@ -390,13 +280,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       }
       return { ok: true as const };
     },
-    'audit:trust': (input) => host.audit?.queryTrustDecisions({ profile: input.profile, limit: input.limit ?? 200 }) ?? [],
 
-    'terminals:replay': (input) => {
-      const t = host.terminals.get(input.id);
-      if (!t) throw new HostApiError(`no terminal '${input.id}'`);
-      return { data: t.replay() };
-    },
+
   };
 
   async function handle(command: string, input: unknown): Promise<unknown> {
