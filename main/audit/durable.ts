@@ -1,14 +1,12 @@
-// No answered call missing after a crash of the host (issue 11). The writer batches rows every
-// ~25 ms, so a SIGKILL used to lose the last ~65 ms of answered calls. Now the tap delivers an
-// agent's answer to the audit writer synchronously (BoundedBus `flushOn`), and the writer commits
-// it, with every row queued before it, before the transport writes the answer: the window of
-// loss is zero. The commit is a WAL append without fsync (synchronous = NORMAL), which a killed
-// process cannot lose (the bytes are in the OS page cache); only an OS crash or power cut can,
-// and for that FULL would be needed (documented in docs/gateway.md).
+// No answered call missing after a crash of the host (issue 11). The tap delivers an agent's
+// answer to the audit writer synchronously (BoundedBus `flushOn`), and the writer makes it, with
+// every row queued before it, crash-safe before the transport writes the answer: the window of
+// loss is zero. How depends on the writer (AuditWriter.commitPoint): the threaded writer appends
+// the pending chunk to its crash journal with one write(2) (journal.ts; replayed at the next
+// open), the in-thread writer commits to SQLite (WAL, synchronous = NORMAL). Either survives a
+// killed process (the bytes are in the OS page cache); only an OS crash or power cut can lose them.
 //
-// The price: the protocol path now waits for one small SQLite commit per answered call (~40 µs
-// here; measured p99 ~15 ms when a WAL checkpoint lands on it, and more when other processes
-// keep the disk busy). GATEHOUSE_AUDIT_DURABLE_ANSWERS=0 trades the guarantee back for batching.
+// GATEHOUSE_AUDIT_DURABLE_ANSWERS=0 trades the guarantee back for batching.
 import type { TrafficEvent } from '../protocol/types';
 import type { AuditWriter } from './writer';
 
