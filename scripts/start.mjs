@@ -26,7 +26,7 @@ const headlessAsked = args.includes('--headless') || process.env.GATEHOUSE_HEADL
 const serveArgs = args.filter((a) => a !== '--headless');
 const say = (line) => process.stderr.write(`gatehouse: ${line}\n`);
 
-const OUTPUTS = ['out/cli.mjs', 'out/tools-server.mjs', 'out/renderer/index.html', 'out/electron/main.cjs', 'out/preload/index.cjs'];
+const OUTPUTS = ['out/cli.mjs', 'out/tools-server.mjs', 'out/audit-writer.mjs', 'out/renderer/index.html', 'out/electron/main.cjs', 'out/preload/index.cjs'];
 const SOURCES = ['main', 'common', 'renderer', 'preload', 'resources', 'scripts/build.mjs', 'vite.config.ts', 'package.json'];
 
 function newestMtime(p) {
