@@ -181,10 +181,10 @@ describe('approvals relayed from a gateway process to the window', () => {
     window = undefined;
     // (A call racing the close would get "the Gatehouse window went away…": also a DENY.)
     await waitFor(() => peer.stderr.includes('the Gatehouse window went away'), 'the gateway noticed');
-    const started = Date.now();
     const r = await write(peer, 'closed.txt', 'x');
+    // The no_approver reason, not the timeout's "no answer within 2s": it did not wait for one.
+    // (No timed assertion: under load a prompt DENY can still take longer than a fixed bound.)
     expect(r).toEqual({ isError: true, text: `DENY: ${RELAY_NO_APPROVER_REASON}` });
-    expect(Date.now() - started).toBeLessThan(1500); // not the 2 s timeout
   });
 
   it('window started after the gateway: it reconnects, then approvals work', async () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 
 export function tempDir(prefix = 'gatehouse-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
 }
 
 /** Writes a profile YAML (and its workspace folder) into `dir`; returns the profile path. */
