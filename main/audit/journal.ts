@@ -13,7 +13,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { applyOp, decodeChunks, type OpTarget } from './chunk-codec';
 
-const ROTATE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_ROTATE_BYTES = 4 * 1024 * 1024;
 
 export const JOURNAL_TABLE_SQL = `
 CREATE TABLE audit_journal (
@@ -33,16 +33,23 @@ export class Journal {
   /** The last chunk written to each file (0: none since it was emptied). */
   private readonly last: [number, number] = [0, 0];
 
-  constructor(dir: string, run: string) {
+  constructor(
+    dir: string,
+    run: string,
+    private readonly rotateBytes = DEFAULT_ROTATE_BYTES,
+  ) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.files = [0, 1].map((i) => path.join(dir, `${process.pid}.${run}.${i}`)) as [string, string];
     // The journal holds tool arguments and results, like the store: private to the user.
-    this.fds = this.files.map((f) => fs.openSync(f, 'w', 0o600)) as [number, number];
+    // O_APPEND: after a file is emptied (ftruncate), writes start at its new end, not at the old
+    // offset (which would leave a hole of NULs in front of the first chunk).
+    const { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
+    this.fds = this.files.map((f) => fs.openSync(f, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)) as [number, number];
   }
 
   /** Appends one chunk; returns once write(2) has returned. Throws on a disk error. */
   append(chunk: number, text: string, committed: number): void {
-    if (this.size > ROTATE_BYTES) {
+    if (this.size > this.rotateBytes) {
       const other: 0 | 1 = this.cur === 0 ? 1 : 0;
       if (this.last[other] <= committed) {
         fs.ftruncateSync(this.fds[other], 0);
@@ -118,6 +125,8 @@ export function recoverJournals(db: Database.Database, dbFile: string, makeWrite
       if (writer.stats().queued > 0) continue;
     }
     for (const f of files) fs.rmSync(f, { force: true });
+    // Replayed (or nothing left to replay): the run's bookmark has done its work.
+    db.prepare('DELETE FROM audit_journal WHERE run = ?').run(run);
   }
   return replayed;
 }

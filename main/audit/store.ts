@@ -57,7 +57,7 @@ export interface AuditStoreCommonOptions extends WriterOptions {
    * file: the host's mode. `entry` is out/audit-writer.mjs; when it is missing (sources
    * without a build) the writer stays in this thread, with one warning.
    */
-  thread?: { entry: string };
+  thread?: { entry: string; journalRotateBytes?: number };
 }
 
 export type OpenAuditStoreOptions = ({ dataDir: string } | { file: string }) & AuditStoreCommonOptions;
@@ -216,6 +216,7 @@ class SqliteAuditStore implements AuditStore {
           busyTimeoutMs: opts.busyTimeoutMs ?? 5_000,
           maxQueuedRows: opts.maxQueuedRows,
           journalDir: journalDir(file),
+          journalRotateBytes: thread.journalRotateBytes,
           onError: report,
         });
       }

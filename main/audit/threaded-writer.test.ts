@@ -71,8 +71,11 @@ describe('ThreadedWriter', () => {
       raw.close();
       expect(store.writer.stats()).toMatchObject({ queued: 0, written: 501, dropped: 0, failed: 0 });
       store.close();
-      // A clean close leaves no journal behind.
+      // A clean close leaves no journal behind, and no bookmark of its run.
       expect(fs.readdirSync(journalDir(file))).toEqual([]);
+      const after = new Database(file, { readonly: true });
+      expect(after.prepare(`SELECT count(*) AS n FROM audit_journal`).get()).toEqual({ n: 0 });
+      after.close();
     } finally {
       tmp.cleanup();
     }
@@ -96,7 +99,7 @@ describe('ThreadedWriter', () => {
       const errors: string[] = [];
       const store = openAuditStore({ file, retention: false, recoverCrashed: true, onError: (e) => errors.push(e.message) });
       const [row] = store.queryMessages({ session: 'crash-s' });
-      expect(row?.message).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'line one\nline two ✓' }] } });
+      expect(row?.message).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'line one\nline two ✓ 7' }] } });
       expect(store.queryCalls({ session: 'crash-s' }).map((c) => c.id)).toEqual(['crash-s#7']);
       // Closed as crashed after the replay, like any session of a host that died.
       expect(store.listSessions().find((s) => s.id === 'crash-s')?.endReason).toMatch(/^crashed/);
@@ -112,25 +115,29 @@ describe('ThreadedWriter', () => {
     }
   });
 
-  it('a journal chunk the thread did commit is not replayed twice', () => {
-    const tmp = tempDir('gatehouse-thread-dup-');
+  it('recovers an answer journaled into a file that was emptied and reused, without storing committed calls twice', () => {
+    const tmp = tempDir('gatehouse-thread-rotate-');
     try {
-      const file = path.join(tmp.dir, 'dup.db');
-      const store = openAuditStore({ file, retention: false, thread: { entry: bundle.entry('audit-writer') } });
-      store.writer.beginSession({ id: 'd', kind: 'gateway' });
-      store.writer.traffic(response('d', 1, '{"jsonrpc":"2.0","id":1,"result":{}}'));
-      store.writer.commitPoint();
-      store.flush();
-      // The journal of a host that died after its thread committed: copied before a clean close
-      // removes it, and renamed to a pid that no longer runs.
-      const dir = journalDir(file);
-      const saved = fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f))] as const);
+      const file = path.join(tmp.dir, 'rotate.db');
+      openAuditStore({ file, retention: false }).close();
+      // 40 calls journaled and committed one by one, a journal file reused every ~2 KB, then the
+      // 41st answer journaled while the thread is locked out, then SIGKILL.
+      const r = spawnSync(process.execPath, [bundle.entry('crash-child'), file, bundle.entry('audit-writer'), '40'], { encoding: 'utf8', timeout: 60_000 });
+      expect(r.signal).toBe('SIGKILL');
+      const raw = new Database(file, { readonly: true });
+      expect(raw.prepare(`SELECT count(*) AS n FROM messages`).get()).toEqual({ n: 40 });
+      raw.close();
+      const store = openAuditStore({ file, retention: false, recoverCrashed: true, onError: () => {} });
+      const ids = store.queryMessages({ session: 'crash-s', limit: 1000 }).map((m) => Number(m.id));
+      expect(ids).toHaveLength(41);
+      expect(new Set(ids).size).toBe(41);
+      expect(ids).toContain(7);
+      expect(store.queryCalls({ session: 'crash-s', limit: 1000 })).toHaveLength(41);
       store.close();
-      for (const [f, bytes] of saved) fs.writeFileSync(path.join(dir, f.replace(/^\d+\./, '999999999.')), bytes);
-      const reopened = openAuditStore({ file, retention: false, recoverCrashed: true });
-      expect(reopened.queryMessages({ session: 'd' })).toHaveLength(1);
-      expect(fs.readdirSync(dir)).toEqual([]);
-      reopened.close();
+      // The bookmark of the dead run is gone once its journal is replayed.
+      const after = new Database(file, { readonly: true });
+      expect(after.prepare(`SELECT count(*) AS n FROM audit_journal`).get()).toEqual({ n: 0 });
+      after.close();
     } finally {
       tmp.cleanup();
     }

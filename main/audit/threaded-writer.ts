@@ -48,6 +48,8 @@ export interface ThreadedWriterOptions {
   postIntervalMs?: number;
   /** Where the crash journal lives; undefined = no journal (commitPoint only posts). */
   journalDir?: string;
+  /** When a journal file is emptied for reuse (default 4 MiB; small in tests). */
+  journalRotateBytes?: number;
   onError: (err: Error) => void;
   /** How long flush() waits for the thread; default 10 s. */
   flushTimeoutMs?: number;
@@ -81,7 +83,7 @@ export class ThreadedWriter implements AuditWriter {
 
   constructor(private readonly opts: ThreadedWriterOptions) {
     this.shared = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
-    this.journal = opts.journalDir ? new Journal(opts.journalDir, this.run) : undefined;
+    this.journal = opts.journalDir ? new Journal(opts.journalDir, this.run, opts.journalRotateBytes) : undefined;
     const data: WriterThreadData = {
       file: opts.file,
       run: this.run,

@@ -85,7 +85,15 @@ port.on('message', (msg: string | { close: true } | { sync: true }) => {
   const st = writer.stats();
   Atomics.store(shared, SLOT.queued, st.queued);
   Atomics.store(shared, SLOT.written, st.written);
-  if (st.queued === 0) Atomics.store(shared, SLOT.committed, received);
+  if (st.queued === 0) {
+    Atomics.store(shared, SLOT.committed, received);
+    // A clean close: the host removes the journal, and the bookmark of this run goes with it.
+    try {
+      db.prepare('DELETE FROM audit_journal WHERE run = ?').run(data.run);
+    } catch (err) {
+      port.postMessage({ error: `audit writer thread: could not remove its journal bookmark: ${(err as Error).message}` });
+    }
+  }
   db.close();
   Atomics.store(shared, SLOT.attempted, received);
   Atomics.store(shared, SLOT.closed, 1);
