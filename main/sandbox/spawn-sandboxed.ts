@@ -2,6 +2,7 @@
 // args, cwd, least-privilege env) in, the command line to spawn out. Keeps the edit in the spawn
 // paths to one call; everything sandbox-specific stays in this folder.
 import { closeSync, existsSync, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { appRoot } from '../paths';
 import { resolveCommand } from '../supervisor/shell-path';
@@ -37,6 +38,8 @@ export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): S
   // A write grant that does not exist yet is a folder the profile wants (docs/sandbox.md).
   for (const w of spec.write) if (!existsSync(w)) mkdirSync(w, { recursive: true });
   const hostEnv = input.hostEnv ?? process.env;
+  // The home folders a prefix must never widen to: the one the sandbox hides, and this user's.
+  const homes = homeDirs(hostEnv.HOME);
   const nodePath = process.versions.electron ? resolveCommand('node', input.searchPath, input.cwd) : process.execPath;
   return prepareSandbox({
     spec,
@@ -52,32 +55,50 @@ export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): S
     // What running the command needs even where $HOME is hidden: Gatehouse's own files (bundled
     // servers, the forwarder), the command's and node's install prefix (nvm, ~/.local), its cwd.
     canPassFds: input.canPassFds,
-    internalRead: [...(input.internalRead ?? []), appRoot(), installPrefix(input.command), installPrefix(nodePath), ...interpreterPrefixes(input.command, input.searchPath), input.cwd],
+    internalRead: [...(input.internalRead ?? []), appRoot(), installPrefix(input.command, homes), installPrefix(nodePath, homes), ...interpreterPrefixes(input.command, input.searchPath, homes), input.cwd],
     log: input.log,
   });
 }
 
-/** `…/bin/x` → `…` (an install prefix: nvm's node, ~/.local); anything else → its folder. */
-export function installPrefix(command: string): string {
+/**
+ * `…/bin/x` → `…` (an install prefix: nvm's node, ~/.local); anything else → its folder. Never
+ * the home folder or one of its ancestors: `~/bin/x` (or `~/x`) would grant all of $HOME
+ * read-only and undo its hiding, so such a command gets its own folder (or only itself).
+ */
+export function installPrefix(command: string, home: readonly string[] = homeDirs()): string {
   let real = command;
   try {
     real = realpathSync(command);
   } catch {}
   const dir = path.dirname(real);
-  if (path.basename(dir) === 'bin') return path.dirname(dir);
+  const tooWide = (p: string): boolean => home.some((h) => h === p || h.startsWith(p === path.sep ? p : `${p}${path.sep}`));
+  if (path.basename(dir) === 'bin' && !tooWide(path.dirname(dir))) return path.dirname(dir);
   // A package's entry (node_modules/.bin/x → node_modules/pkg/dist/x.js): the whole node_modules.
   const nm = real.lastIndexOf(`${path.sep}node_modules${path.sep}`);
-  return nm === -1 ? dir : real.slice(0, nm + '/node_modules'.length);
+  if (nm !== -1 && !tooWide(real.slice(0, nm + '/node_modules'.length))) return real.slice(0, nm + '/node_modules'.length);
+  return tooWide(dir) ? real : dir;
+}
+
+function homeDirs(home?: string): string[] {
+  const dirs = new Set<string>();
+  for (const h of [home, process.env.HOME, os.homedir()]) {
+    if (!h) continue;
+    dirs.add(path.resolve(h));
+    try {
+      dirs.add(realpathSync(h));
+    } catch {}
+  }
+  return [...dirs];
 }
 
 /** A script's `#!/usr/bin/env node` interpreter, found on PATH: its prefix must be visible too. */
-function interpreterPrefixes(command: string, searchPath: string): string[] {
+function interpreterPrefixes(command: string, searchPath: string, homes: readonly string[]): string[] {
   try {
     const head = readHead(command);
     const m = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(head);
     if (!m) return [];
     const program = path.basename(m[1]!) === 'env' && m[2] ? m[2] : m[1]!;
-    return [installPrefix(resolveCommand(program, searchPath, path.dirname(command)))];
+    return [installPrefix(resolveCommand(program, searchPath, path.dirname(command)), homes)];
   } catch {
     return [];
   }

@@ -84,6 +84,22 @@ describe('a sandboxed stdio server (strict, the default)', () => {
     expect(await run(launch, `return fs.readlinkSync('/proc/${process.pid}/fd/2')`)).toMatch(/^ERR (ENOENT|EACCES)/);
   });
 
+  it('a server installed in ~/bin sees its own folder, not the rest of $HOME', async () => {
+    // `~/bin/x` looks like an install prefix (`…/bin/x` → `…`), which would grant all of $HOME
+    // read-only (found in review). The command here is a script in <home>/bin.
+    const w = world();
+    writeFileSync(path.join(w.home, 'canary.txt'), 'CANARY-HOME');
+    mkdirSync(path.join(w.home, 'bin'));
+    const script = path.join(w.home, 'bin', 'probe');
+    writeFileSync(script, `#!/usr/bin/env node\nimport(${JSON.stringify(serverFixture('probe-server.mjs'))});\n`, { mode: 0o755 });
+    const file = writeProfile(w.dir, profileYaml('sbx', { probe: { command: script, restart: { max_restarts: 0 } } }));
+    const launch = await w.host.launch(file);
+    const status = launch.supervisor.get('probe')!.status();
+    expect(status.state, status.reason).toBe('ready');
+    expect(await run(launch, `return fs.readFileSync(${JSON.stringify(path.join(w.home, 'canary.txt'))}, 'utf8')`)).toMatch(/^ERR ENOENT/);
+    expect(await run(launch, `return fs.readFileSync(${JSON.stringify(script)}, 'utf8').length > 0`)).toBe('true');
+  });
+
   it('writes the workspace and its grants, nothing else', async () => {
     const w = world();
     const granted = path.join(w.dir, 'granted');
