@@ -35,7 +35,7 @@ class FakeUpstream implements UpstreamPort {
   }
 }
 
-function setup(opts: { rules?: PolicyRule[]; upstream?: FakeUpstream; approver?: boolean; timeoutMs?: number; down?: string } = {}) {
+function setup(opts: { rules?: PolicyRule[]; upstream?: FakeUpstream; approver?: boolean; timeoutMs?: number; down?: string; firstStarts?: () => Promise<void> } = {}) {
   const table = new ExchangeTable();
   const broker = new ApprovalBroker();
   if (opts.approver) broker.attachApprover({ name: 'tester' });
@@ -58,6 +58,7 @@ function setup(opts: { rules?: PolicyRule[]; upstream?: FakeUpstream; approver?:
     describeServer: () => 'ready (test)',
     capabilitiesReport: () => ({}),
     decided: (d) => decisions.push(d),
+    ...(opts.firstStarts ? { firstStarts: opts.firstStarts } : {}),
   });
   const open = (id = 7) => table.openExchange({ kind: 'call', session: 'launch-1', agentSession: 'agent-1', downstreamId: id, method: 'tools/call' });
   return { table, broker, pipeline, upstream, decisions, open };
@@ -128,6 +129,21 @@ describe('CallPipeline', () => {
     await p2;
     expect(allowed).toMatchObject({ decision: 'APPROVAL', decidedBy: 'person', answeredBy: 'bob', outcome: 'ok' });
     expect(upstream.sent).toHaveLength(1);
+  });
+
+  it('cancelled while it waits for a first start: never asked, never sent (found in review)', async () => {
+    let started!: () => void;
+    const starting = new Promise<void>((r) => (started = r));
+    const { pipeline, upstream, open, table, broker } = setup({ approver: true, rules: [{ match: '*', decision: 'approve' }], firstStarts: () => starting });
+    const ex = open();
+    const call = pipeline.toolsCall(ex, { name: 'read_later', arguments: {} });
+    // The agent cancels (or goes away) before anyone asked for the exchange's signal.
+    table.cancel(ex, 'the agent cancelled');
+    started();
+    await expect(call).rejects.toBeInstanceOf(CancelledError);
+    expect(ex.outcome).toBe('cancelled');
+    expect(broker.pending()).toHaveLength(0);
+    expect(upstream.sent).toHaveLength(0);
   });
 
   it('unknown tool: a JSON-RPC error with one bare message; the exchange exists and says so', async () => {

@@ -109,6 +109,12 @@ export class CallPipeline {
     let target = this.ports.surface().lookup.get(name);
     if (!target && this.ports.firstStarts) {
       await this.ports.firstStarts();
+      // Cancelled (or its agent gone) while it waited: it is asked of nobody and never sent.
+      const cancelled = table.signal(ex);
+      if (cancelled.aborted) {
+        table.close(ex, 'cancelled');
+        throw cancelled.reason instanceof CancelledError ? cancelled.reason : new CancelledError('cancelled');
+      }
       target = this.ports.surface().lookup.get(name);
     }
     const held = target ? undefined : this.ports.held?.(name);

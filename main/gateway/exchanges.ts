@@ -135,7 +135,15 @@ export class ExchangeTable extends EventEmitter<Events> {
 
   /** Cancels an open exchange (its pipeline sees the signal abort). */
   cancel(ex: Exchange, reason: string): void {
-    this.cancellers.get(ex.id)?.abort(new CancelledError(reason));
+    let c = this.cancellers.get(ex.id);
+    // A cancel can come before anyone asked for the signal (the call still waits for a server's
+    // first start): keep an aborted controller, so signal() hands out an aborted signal.
+    if (!c) {
+      if (ex.outcome !== undefined) return;
+      c = new AbortController();
+      this.cancellers.set(ex.id, c);
+    }
+    c.abort(new CancelledError(reason));
   }
 
   progressSink(ex: Exchange): ((params: Record<string, unknown>) => void) | undefined {
