@@ -134,7 +134,7 @@ describe('CallPipeline', () => {
   it('cancelled while it waits for a first start: never asked, never sent (found in review)', async () => {
     let started!: () => void;
     const starting = new Promise<void>((r) => (started = r));
-    const { pipeline, upstream, open, table, broker } = setup({ approver: true, rules: [{ match: '*', decision: 'approve' }], firstStarts: () => starting });
+    const { pipeline, upstream, open, table, broker } = setup({ approver: true, rules: [{ match: ['*'], decision: 'approve' }], firstStarts: () => starting });
     const ex = open();
     const call = pipeline.toolsCall(ex, { name: 'read_later', arguments: {} });
     // The agent cancels (or goes away) before anyone asked for the exchange's signal.
