@@ -76,14 +76,16 @@ export function modelInputFromLaunch(
         kind: spec.kind,
         address: profile.redactor.redactString(spec.kind === 'http' ? spec.url : (status?.command ?? spec.id)),
         state: status?.state ?? 'stopped',
-        tools: managed?.tools() ?? [],
+        // What the servers sent is redacted like their traffic: a configured secret in a tool
+        // description or in serverInfo never reaches the exported file in clear.
+        tools: profile.redactor.redactJson(managed?.tools() ?? []),
         advertised,
       };
       if (spec.description !== undefined) server.description = spec.description;
       if (spec.kind === 'http') server.httpTransport = spec.transport;
-      if (status?.serverInfo) server.serverInfo = { name: status.serverInfo.name, version: status.serverInfo.version, ...(status.serverInfo.title ? { title: status.serverInfo.title } : {}) };
+      if (status?.serverInfo) server.serverInfo = profile.redactor.redactJson({ name: status.serverInfo.name, version: status.serverInfo.version, ...(status.serverInfo.title ? { title: status.serverInfo.title } : {}) });
       if (status?.protocolVersion) server.protocolVersion = status.protocolVersion;
-      if (status?.capabilities) server.capabilities = status.capabilities;
+      if (status?.capabilities) server.capabilities = profile.redactor.redactJson(status.capabilities);
       return server;
     });
   const agentSessions = launch.gateway

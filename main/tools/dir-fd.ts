@@ -211,6 +211,7 @@ export async function stageWriteDirFd(
   const tempName = `.${leaf}.gatehouse-${randomBytes(6).toString('hex')}.tmp`;
   let file: FileHandle | undefined;
   let tempExists = false;
+  let tempIno = 0;
   let closed = false;
   const cleanup = async () => {
     if (closed) return;
@@ -229,11 +230,11 @@ export async function stageWriteDirFd(
     if (!isInside(ws.realRoot, created)) throw outside(input, 'swapped_after_check', `the temp file for ${input} is outside the workspace`);
     await file.writeFile(data);
     await file.sync();
+    tempIno = (await file.stat()).ino;
   } catch (e) {
     await cleanup();
     throw fsErrorToToolError(e, input, 'write');
   }
-  const tempIno = (await file.stat()).ino;
   return {
     real: path.join(expectedDir, leaf),
     existed: leafStat !== undefined,

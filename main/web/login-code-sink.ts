@@ -14,6 +14,7 @@
 //    only says where to look: `gatehouse serve --print-login-url` (shown on a terminal only).
 // Never: a non-terminal stderr, a log line, the audit store, an environment variable.
 import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -91,15 +92,20 @@ function writePrivate(file: string, text: string): number {
   const st = fs.statSync(dir);
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} belongs to another user`);
   if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, st.mode & 0o700);
-  const tmp = `${file}.${process.pid}.tmp`;
+  // A random suffix: a temp file left by a crash (or another process with a reused pid) never
+  // blocks the next publish.
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   // O_EXCL|O_NOFOLLOW: never write through a file or link someone else put there.
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
   try {
     fs.writeSync(fd, text);
     fs.fsyncSync(fd);
-  } finally {
+  } catch (err) {
     fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw err;
   }
+  fs.closeSync(fd);
   try {
     fs.renameSync(tmp, file);
   } catch (err) {
