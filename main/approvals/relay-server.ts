@@ -13,7 +13,9 @@
 //    (Electron IPC checked against our window's frame, or the web shell's cookie-authenticated
 //    WebSocket), or a terminal. None of their credentials pass through here or sit in any file
 //    an agent is given. So any process that can connect to the socket, even an agent running as
-//    the same user, can at most make a person look at a request; it cannot approve one.
+//    the same user, can at most make a person look at a request; it cannot approve one through
+//    it. (A same-user process outside the sandbox can replace the socket file itself and play the
+//    window to the gateways that connect next: docs/security.md, "What remains".)
 //  - Who is asking comes from the kernel, not from the peer: its pid and uid are read from the
 //    socket (SO_PEERCRED / getpeereid, ./peer-credentials.ts) when it connects. `hello.pid` is
 //    ignored, so a card can never claim to come from a process it does not. A peer of another
