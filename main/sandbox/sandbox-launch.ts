@@ -12,10 +12,9 @@ import { appRoot } from '../paths';
 import { sandboxAvailability, type SandboxAvailability } from './availability';
 import { bwrapArgs, SANDBOX_SOCKET_DIR } from './bwrap-args';
 import { openHostBridges, type HostBridges } from './host-bridges';
-import { mountPlan } from './mount-plan';
+import { mountPlan, SandboxConfigError } from './mount-plan';
 import { seatbeltProfile } from './seatbelt-profile';
 import type { SandboxSpec } from './types';
-import { createEgressProxy } from './egress-proxy';
 import { noNetworkSeccomp } from './seccomp';
 
 export class SandboxUnavailableError extends Error {
@@ -156,15 +155,14 @@ function prepareSeatbelt(input: SandboxLaunchInput, sandboxExec: string, home: s
   const rules = mountPlan(input.spec, { workspace: input.workspace, dataDir: input.dataDir, home, env: input.hostEnv, internalRead: input.internalRead });
   const env: Record<string, string> = { ...input.env, TMPDIR: tmpDir };
   const ports = [...hostPorts];
-  let proxy: ReturnType<typeof createEgressProxy> | undefined;
   if (allowHosts) {
-    // No network namespace on macOS: the proxy listens on a host port that only this profile may reach.
-    proxy = createEgressProxy({ hosts: allowHosts, log: input.log });
-    proxy.listen(0, '127.0.0.1');
-    const addr = proxy.address();
-    const port = typeof addr === 'object' && addr ? addr.port : 0;
-    ports.push(port);
-    Object.assign(env, proxyEnv(`http://127.0.0.1:${port}`));
+    // No network namespace on macOS, so the filtering proxy would have to listen on a host port;
+    // this spawn path is synchronous and a listening port is only known asynchronously (found in
+    // review: every allowed host got port 0). Refused with the reason rather than started broken.
+    rmSync(tmpDir, { recursive: true, force: true });
+    throw new SandboxConfigError(
+      `sandbox network allow: [${allowHosts.join(', ')}] is not supported on macOS yet; use network: loopback (with the ports the server needs), network: none, or sandbox: off for this server`,
+    );
   }
   const profile = seatbeltProfile({ rules, network: input.spec.network, loopbackPorts: ports, tmpDir });
   return {
@@ -173,9 +171,6 @@ function prepareSeatbelt(input: SandboxLaunchInput, sandboxExec: string, home: s
     env,
     sandboxed: true,
     extraFds: [],
-    dispose: () => {
-      proxy?.close();
-      rmSync(tmpDir, { recursive: true, force: true });
-    },
+    dispose: () => rmSync(tmpDir, { recursive: true, force: true }),
   };
 }
