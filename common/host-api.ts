@@ -578,6 +578,8 @@ export const commands = {
         serverId: z.string().min(1),
         tool: z.string().min(1).optional(),
         choice: z.enum(['approve', 'keep_stopped', 'accept', 'reject']),
+        /** The hash of what the person was shown; refused when what waits has changed since. */
+        hash: z.string().min(1).optional(),
       })
       .strict(),
     output: z.object({ ok: z.literal(true) }),

@@ -274,7 +274,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     'trust:decide': async (input) => {
       const launch = launchOf(input.launchId);
       try {
-        await launch.trust.decide({ server: input.serverId, tool: input.tool, choice: input.choice, by: uiSession });
+        await launch.trust.decide({ server: input.serverId, tool: input.tool, choice: input.choice, by: uiSession, ...(input.hash ? { hash: input.hash } : {}) });
       } catch (err) {
         throw new HostApiError((err as Error).message);
       }

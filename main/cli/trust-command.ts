@@ -19,14 +19,15 @@ import { HELP, parseCommandArgs, usageError, UsageExit } from './args';
 
 const USAGE = `usage: gatehouse trust list   --profile P [--server S] [--json]
        gatehouse trust diff   --profile P [--server S] [--tool T]
-       gatehouse trust accept --profile P [--server S] [--tool T]
-       gatehouse trust reject --profile P [--server S] [--tool T]
+       gatehouse trust accept --profile P [--server S] [--tool T] [--hash H]
+       gatehouse trust reject --profile P [--server S] [--tool T] [--hash H]
        gatehouse trust export [--profile P] [--out FILE]
        gatehouse trust import FILE
   (all take --data-dir DIR)
 
   accept without --tool approves the launch command of each server (or of --server S) and
-  every tool definition held for review; with --tool T only that tool.`;
+  every tool definition held for review; with --tool T only that tool. --hash H (as \`trust diff\`
+  shows it) decides only what still has that hash: a definition swapped in since is left held.`;
 
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -40,6 +41,7 @@ export async function run(argv: string[]): Promise<number> {
         profile: { type: 'string', short: 'p' },
         server: { type: 'string', short: 's' },
         tool: { type: 'string', short: 't' },
+        hash: { type: 'string' },
         out: { type: 'string', short: 'o' },
         json: { type: 'boolean' },
         'data-dir': { type: 'string' },
@@ -103,7 +105,7 @@ export async function run(argv: string[]): Promise<number> {
           process.stderr.write(`gatehouse trust: profile '${profile.name}' has no server '${v.server}' (its servers: ${profile.servers.map((s) => s.id).join(', ')})\n`);
           return 1;
         }
-        const ctx = { profile, store: trust.store, server: v.server, tool: v.tool, by: cliActor() };
+        const ctx = { profile, store: trust.store, server: v.server, tool: v.tool, hash: v.hash, by: cliActor() };
         if (sub === 'list') return list(ctx, !!v.json);
         if (sub === 'diff') return diff(ctx);
         return decide(ctx, sub);
@@ -119,6 +121,8 @@ interface Ctx {
   store: TrustStore;
   server?: string;
   tool?: string;
+  /** accept/reject only what has this hash (the one `trust diff` showed): nothing swapped in since. */
+  hash?: string;
   by: string;
 }
 
@@ -159,8 +163,10 @@ function list(ctx: Ctx, json: boolean): number {
 
 function diff(ctx: Ctx): number {
   let shown = 0;
+  let skipped = 0;
   for (const r of launches(ctx)) {
-    if (!ctx.tool && r.status !== 'approved') {
+    if (!ctx.tool && r.status !== 'approved' && ctx.hash && r.hash !== ctx.hash) skipped++;
+    else if (!ctx.tool && r.status !== 'approved') {
       shown++;
       process.stdout.write(`server ${r.server}: launch command ${r.status === 'kept_stopped' ? 'kept stopped' : r.status}\n`);
       const before = new Map((r.previousLines ?? []).map((l) => [l.field, l]));
@@ -186,8 +192,10 @@ function diff(ctx: Ctx): number {
 function decide(ctx: Ctx, sub: 'accept' | 'reject'): number {
   const profile = ctx.profile.name;
   let done = 0;
+  let skipped = 0;
   for (const r of launches(ctx)) {
-    if (!ctx.tool && r.status !== 'approved') {
+    if (!ctx.tool && r.status !== 'approved' && ctx.hash && r.hash !== ctx.hash) skipped++;
+    else if (!ctx.tool && r.status !== 'approved') {
       if (sub === 'accept') ctx.store.approveLaunch(profile, r.server, r.identity, r.hash, ctx.by, { changed: r.status === 'changed' ? r.changed.join(', ') : r.status });
       else ctx.store.keepStopped(profile, r.server, r.hash, ctx.by);
       process.stderr.write(`${sub === 'accept' ? 'approved' : 'kept stopped'}: launch of ${r.server}\n`);
@@ -196,11 +204,19 @@ function decide(ctx: Ctx, sub: 'accept' | 'reject'): number {
     const pin = ctx.store.server(profile, r.server);
     for (const [name, p] of Object.entries(pin?.pending ?? {})) {
       if (ctx.tool && ctx.tool !== name) continue;
+      if (ctx.hash && p.hash !== ctx.hash) {
+        skipped++;
+        continue;
+      }
       if (sub === 'accept') ctx.store.pinTools(profile, r.server, [{ name, hash: p.hash, definition: p.definition as unknown as ToolDefinition, flags: p.flags as never }], ctx.by, 'accepted');
       else ctx.store.rejectTool(profile, r.server, name, p.hash, ctx.by);
-      process.stderr.write(`${sub === 'accept' ? 'accepted' : 'rejected'}: tool ${r.server}.${name}\n`);
+      process.stderr.write(`${sub === 'accept' ? 'accepted' : 'rejected'}: tool ${r.server}.${name} (${p.hash.slice(0, 12)})\n`);
       done++;
     }
+  }
+  if (ctx.hash && done === 0 && skipped > 0) {
+    process.stderr.write(`gatehouse trust: what waits for review no longer has hash ${ctx.hash} (it changed since you looked): run \`gatehouse trust diff\` again\n`);
+    return 1;
   }
   if (ctx.tool && done === 0) {
     process.stderr.write(`gatehouse trust: no held definition of tool '${ctx.tool}'${ctx.server ? ` on server '${ctx.server}'` : ''} in profile '${profile}'\n`);

@@ -220,11 +220,12 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
    * A person's decision. Launch: approve (pin the identity and start the server) or keep it
    * stopped. Tool: accept (pin the offered definition, or forget a removed one) or reject.
    */
-  async decide(d: { server: string; tool?: string; choice: TrustChoice; by: string }): Promise<void> {
+  async decide(d: { server: string; tool?: string; choice: TrustChoice; by: string; hash?: string }): Promise<void> {
     const profile = this.profile.name;
     if (d.tool === undefined) {
       const review = this.gated.get(d.server) ?? this.launchReview(d.server);
       if (!review) throw new Error(`server '${d.server}' of profile '${profile}' is not waiting for launch approval`);
+      if (d.hash !== undefined && d.hash !== review.hash) throw new Error(`the launch command of '${d.server}' changed since it was shown; review it again`);
       if (d.choice === 'approve') {
         this.store.approveLaunch(profile, d.server, review.identity, review.hash, d.by, { changed: review.status === 'changed' ? review.changed.join(', ') : 'new', session: this.session });
         this.gated.delete(d.server);
@@ -243,6 +244,9 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     const held = r?.held.find((h) => h.name === d.tool);
     const removed = r?.removed.find((x) => x.name === d.tool);
     if (!held && !removed) throw new Error(`tool '${d.tool}' of server '${d.server}' is not waiting for review`);
+    // The person decides on the definition they were shown: one swapped in since (a re-list
+    // between showing and clicking) is refused, never pinned in its place.
+    if (held && d.hash !== undefined && d.hash !== held.hash) throw new Error(`the definition of tool '${d.tool}' changed since it was shown; review it again`);
     if (d.choice === 'accept') {
       if (held) this.store.pinTools(profile, d.server, [{ name: held.name, hash: held.hash, definition: held.definition, flags: held.flags }], d.by, 'accepted', this.session);
       else this.store.unpinTools(profile, d.server, [d.tool], d.by, this.session);

@@ -49,10 +49,11 @@ function useDecide(launchId: string) {
   const api = useHostApi();
   const toast = useToast();
   const [busy, setBusy] = useState<Choice | null>(null);
-  const decide = async (serverId: string, choice: Choice, tool?: string): Promise<void> => {
+  const decide = async (serverId: string, choice: Choice, tool?: string, hash?: string): Promise<void> => {
     setBusy(choice);
     try {
-      await api.call('trust:decide', { launchId, serverId, choice, ...(tool ? { tool } : {}) });
+      // The hash of what this card shows: the host refuses if what waits changed since.
+      await api.call('trust:decide', { launchId, serverId, choice, ...(tool ? { tool } : {}), ...(hash ? { hash } : {}) });
     } catch (e) {
       toast.error(`Could not ${choice.replace('_', ' ')} ${tool ?? serverId}`, e);
     } finally {
@@ -94,11 +95,11 @@ function LaunchCard({ launchId, review: r }: { launchId: string; review: LaunchR
         })}
       </dl>
       <div className="trust-card-actions">
-        <Button variant="primary" icon={<ShieldCheck size={13} />} busy={busy === 'approve'} onClick={() => void decide(r.server, 'approve')}>
+        <Button variant="primary" icon={<ShieldCheck size={13} />} busy={busy === 'approve'} onClick={() => void decide(r.server, 'approve', undefined, r.hash)}>
           Approve
         </Button>
         {r.status !== 'kept_stopped' ? (
-          <Button busy={busy === 'keep_stopped'} onClick={() => void decide(r.server, 'keep_stopped')}>
+          <Button busy={busy === 'keep_stopped'} onClick={() => void decide(r.server, 'keep_stopped', undefined, r.hash)}>
             Keep stopped
           </Button>
         ) : null}
@@ -134,11 +135,11 @@ function ToolCard({ launchId, review: t }: { launchId: string; review: ToolRevie
       ) : null}
       <DiffView patch={t.diff} label={`Definition of ${t.canonical}: approved → now`} maxHeight={320} />
       <div className="trust-card-actions">
-        <Button variant="primary" icon={<ShieldCheck size={13} />} busy={busy === 'accept'} onClick={() => void decide(t.server, 'accept', t.tool)}>
+        <Button variant="primary" icon={<ShieldCheck size={13} />} busy={busy === 'accept'} onClick={() => void decide(t.server, 'accept', t.tool, t.hash)}>
           {t.change === 'removed' ? 'Acknowledge removal' : 'Accept'}
         </Button>
         {t.change !== 'removed' && t.status !== 'rejected' ? (
-          <Button busy={busy === 'reject'} onClick={() => void decide(t.server, 'reject', t.tool)}>
+          <Button busy={busy === 'reject'} onClick={() => void decide(t.server, 'reject', t.tool, t.hash)}>
             Reject
           </Button>
         ) : null}
