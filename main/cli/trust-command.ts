@@ -163,10 +163,8 @@ function list(ctx: Ctx, json: boolean): number {
 
 function diff(ctx: Ctx): number {
   let shown = 0;
-  let skipped = 0;
   for (const r of launches(ctx)) {
-    if (!ctx.tool && r.status !== 'approved' && ctx.hash && r.hash !== ctx.hash) skipped++;
-    else if (!ctx.tool && r.status !== 'approved') {
+    if (!ctx.tool && r.status !== 'approved') {
       shown++;
       process.stdout.write(`server ${r.server}: launch command ${r.status === 'kept_stopped' ? 'kept stopped' : r.status}\n`);
       const before = new Map((r.previousLines ?? []).map((l) => [l.field, l]));
