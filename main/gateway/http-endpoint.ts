@@ -117,6 +117,12 @@ class StreamableSession implements Transport {
   ) {
     inner.onmessage = (message, extra) => {
       if (isJSONRPCRequest(message)) this.pending.add(message.id);
+      else if ('method' in message && message.method === 'notifications/cancelled') {
+        // A cancelled request gets no response: it is owed nothing any more (and its stream is
+        // not where a later server request should go).
+        const cancelled = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+        if (cancelled !== undefined) this.pending.delete(cancelled);
+      }
       this.onmessage?.(message, extra);
     };
     inner.onclose = () => {
@@ -275,6 +281,9 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     );
     await connectSession(transport, { id, transport: 'streamable-http', ...(label ? { terminal: label } : {}) });
     await transport.handle(req, res, body);
+    // Refused before it initialized (a wrong Accept header, a bad body): the gateway session that
+    // connectSession opened for it must not stay behind (found in review).
+    if (!sessions.has(id)) await transport.close();
   }
 
   async function handleLegacySse(res: http.ServerResponse, label: string): Promise<void> {

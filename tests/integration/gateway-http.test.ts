@@ -62,6 +62,23 @@ describe('gateway over Streamable HTTP', () => {
     await expect(connect('wrong-token')).rejects.toThrow();
   });
 
+  it('an initialize refused by the transport (wrong Accept) leaves no agent session behind', async () => {
+    const before = launch.gateway.agentSessions().length;
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(launch.endpoint!.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${launch.token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      expect(res.status).toBe(406);
+    }
+    expect(launch.gateway.agentSessions().length).toBe(before);
+    // A proper one still opens (and is counted).
+    const client = await connect();
+    expect(launch.gateway.agentSessions().length).toBe(before + 1);
+    await client.close();
+  });
+
   it('refuses a foreign Origin (DNS rebinding)', async () => {
     const res = await fetch(launch.endpoint!.url, {
       method: 'POST',
