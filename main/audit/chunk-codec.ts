@@ -15,6 +15,7 @@
 import { attachJsonText, messageJsonText } from '../protocol/json-text';
 import type { StderrLine, TrafficEvent } from '../protocol/types';
 import type { AgentSessionStart, DecisionRecord, Ending, ExchangeRecord, ServerRunEnd, ServerRunStart, ServerStateChange, SessionStart } from './types';
+import type { AuditWriter } from './writer';
 
 /** One call on the writer, as it travels. */
 export type WriterOp =
@@ -129,20 +130,12 @@ export function decodeChunks(text: string): { chunks: Chunk[]; complete: boolean
 }
 
 /** What applying a chunk needs of a writer (QueuedWriter has all of it). */
-export interface OpTarget {
-  beginSession(s: SessionStart): void;
-  endSession(id: string, end?: Ending): void;
-  agentSessionStarted(a: AgentSessionStart): void;
-  agentSessionEnded(id: string, end?: Ending): void;
-  serverRunStarted(r: ServerRunStart): void;
-  serverRunEnded(r: ServerRunEnd): void;
-  serverState(s: ServerStateChange): void;
-  decision(d: DecisionRecord): void;
-  exchange(e: ExchangeRecord): void;
-  stderr(line: StderrLine): void;
-  traffic(ev: TrafficEvent): void;
+export type OpTarget = Pick<
+  AuditWriter,
+  'beginSession' | 'endSession' | 'agentSessionStarted' | 'agentSessionEnded' | 'serverRunStarted' | 'serverRunEnded' | 'serverState' | 'decision' | 'exchange' | 'stderr' | 'traffic'
+> & {
   noteDropped(session: string, stream: 'messages' | 'stderr_lines', dropped: number, firstTs: number, lastTs: number): void;
-}
+};
 
 export function applyOp(w: OpTarget, op: WriterOp): void {
   switch (op[0]) {
