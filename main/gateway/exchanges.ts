@@ -57,6 +57,14 @@ export interface Exchange extends ExchangeStamp {
   answeredAt?: number;
   requestBytes?: number;
   responseBytes?: number;
+  /** The protocol version the agent's request used (issue 15: a new-era request names it in `_meta`). */
+  agentEra?: string;
+  /** The protocol version the upstream server speaks (set by the upstream side). */
+  upstreamEra?: string;
+  /** For a call held for input (input-bridge.ts): the input_required rounds sent so far. */
+  round?: number;
+  /** The `Mcp-Param-*` headers of the agent's HTTP request, as sent (lower-cased names). */
+  forwardHeaders?: Record<string, string>;
 }
 
 export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
@@ -249,6 +257,8 @@ export function exchangeRecord(ex: Exchange) {
     latencyMs: exchangeLatency(ex),
     requestBytes: ex.requestBytes,
     responseBytes: ex.responseBytes,
+    ...(ex.agentEra !== undefined ? { agentEra: ex.agentEra } : {}),
+    ...(ex.round !== undefined ? { round: ex.round } : {}),
   };
 }
 
