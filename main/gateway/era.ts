@@ -134,8 +134,9 @@ export interface HeaderCheck {
 }
 
 /**
- * The HTTP header rules for a new-era request: `Mcp-Method` must equal the body's method and
- * `Mcp-Name` the name it targets (a gateway is an intermediary that MUST answer an HTTP error
+ * The HTTP header rules for a new-era request: `Mcp-Method` must be present and equal the body's
+ * method, and `Mcp-Name` present and equal the name it targets (tools/call, prompts/get,
+ * resources/read) (a gateway is an intermediary that MUST answer an HTTP error
  * when they fail: 400 with -32020). `Mcp-Param-*` headers the gateway does not know are not
  * judged here: they are recorded on the exchange and forwarded.
  */
@@ -145,11 +146,15 @@ export function checkHeaders(headers: Record<string, string | string[] | undefin
     return Array.isArray(v) ? v.join(', ') : v;
   };
   const mcpMethod = one('mcp-method');
-  if (mcpMethod !== undefined && mcpMethod.trim() !== method) {
+  if (mcpMethod === undefined) return { code: HEADER_MISMATCH, status: 400, message: `Header mismatch: the Mcp-Method header is missing (expected '${method}')` };
+  if (mcpMethod.trim() !== method) {
     return { code: HEADER_MISMATCH, status: 400, message: `Header mismatch: Mcp-Method is '${mcpMethod}' but the body's method is '${method}'` };
   }
   const mcpName = one('mcp-name');
   const bodyName = nameOf(method, params);
+  if (mcpName === undefined && bodyName !== undefined) {
+    return { code: HEADER_MISMATCH, status: 400, message: `Header mismatch: the Mcp-Name header is missing (expected '${bodyName}')` };
+  }
   if (mcpName !== undefined) {
     const decoded = decodeHeaderValue(mcpName);
     if (decoded === undefined || decoded !== bodyName) {

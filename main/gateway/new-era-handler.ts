@@ -267,7 +267,11 @@ export class NewEraHandler {
     }
     if ('result' in outcome && outcome.result.resultType === 'input_required') return { result: { ...outcome.result, _meta: this.serverMeta(outcome.result) } };
     if (ex) this.progressTo.delete(ex.id);
-    if ('error' in outcome) return outcome;
+    if ('error' in outcome) {
+      // SEP-2164 (2026-07-28): a resource that does not exist is -32602 with data.uri; old-era servers say -32002.
+      if (msg.method === 'resources/read' && outcome.error.code === -32002) return { error: { ...outcome.error, code: -32602, data: { uri: params.uri, ...(outcome.error.data as object | undefined) } } };
+      return outcome;
+    }
     return { result: this.complete(outcome.result, msg.method === 'resources/read' ? { ttlMs: 0, cacheScope: 'private' } : undefined) };
   }
 

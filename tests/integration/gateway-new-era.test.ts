@@ -1,0 +1,238 @@
+// MCP 2026-07-28 beside 2025-11-25 on one gateway, and the input bridge, attacked (issue 15):
+// both eras on one endpoint at once; a wrong version, missing _meta, header mismatches; a
+// tampered, replayed, foreign, misdirected or stolen requestState; a retry after the hold
+// expired; an agent that never retries (the server gets a decline, nothing stays held); a
+// capability the agent did not declare; the same over stdio. The upstream is the OLD-era
+// conformance fixture over stdio (tests/fixtures/conformance/server.mjs), a real process.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Host, type Launch } from '../../main/host';
+import { tempDir, writeProfile } from '../support/temp';
+import { waitFor } from '../support/gateway';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const FIXTURE = path.join(ROOT, 'tests/fixtures/conformance/server.mjs');
+const V = '2026-07-28';
+const ALL_CAPS = { sampling: {}, elicitation: {}, roots: {} };
+
+const PROFILE = (name: string) => `
+name: ${name}
+workspace: ./ws
+servers:
+  conf:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(FIXTURE)}]
+policy:
+  default: allow
+  sampling: allow
+`;
+
+interface Reply {
+  status: number;
+  body: { id?: unknown; result?: Record<string, unknown> & { resultType?: string; inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>; requestState?: string }; error?: { code: number; message: string; data?: Record<string, unknown> } };
+  headers: Headers;
+}
+
+let nextId = 1;
+
+/** One new-era POST, with the standard headers unless told otherwise. */
+async function post(launch: Launch, method: string, params: Record<string, unknown>, opts: { caps?: object; headers?: Record<string, string | undefined>; token?: string; meta?: Record<string, unknown> | null } = {}): Promise<Reply> {
+  const name = method === 'resources/read' ? params.uri : params.name;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${opts.token ?? launch.token}`,
+    'mcp-protocol-version': V,
+    'mcp-method': method,
+    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+  };
+  for (const [k, v] of Object.entries(opts.headers ?? {})) {
+    if (v === undefined) delete headers[k];
+    else headers[k] = v;
+  }
+  const meta = opts.meta === null ? undefined : (opts.meta ?? { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': opts.caps ?? ALL_CAPS });
+  const res = await fetch(launch.endpoint!.url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, ...(meta ? { _meta: meta } : {}) } }),
+  });
+  const text = await res.text();
+  const data = res.headers.get('content-type')?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => JSON.parse(l.slice(5)))
+        .find((m: { result?: unknown; error?: unknown }) => m.result !== undefined || m.error !== undefined)
+    : JSON.parse(text);
+  return { status: res.status, body: data, headers: res.headers };
+}
+
+const call = (launch: Launch, name: string, extra: Record<string, unknown> = {}, opts?: Parameters<typeof post>[3]) => post(launch, 'tools/call', { name: `conf.${name}`, arguments: {}, ...extra }, opts);
+
+describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let host: Host;
+  let launch: Launch;
+  let other: Launch;
+  let quick: Launch;
+
+  beforeAll(async () => {
+    tmp = tempDir('gatehouse-new-era-');
+    host = new Host({ dataDir: path.join(tmp.dir, 'data') });
+    launch = await host.launch(writeProfile(tmp.dir, PROFILE('new-era-a'), 'a.yaml'), { httpPort: 0 });
+    other = await host.launch(writeProfile(tmp.dir, PROFILE('new-era-b'), 'b.yaml'), { httpPort: 0 });
+    // A launch whose held calls are released fast (the bound is configurable).
+    process.env.GATEHOUSE_INPUT_HOLD_MS = '400';
+    try {
+      quick = await host.launch(writeProfile(tmp.dir, PROFILE('new-era-quick'), 'c.yaml'), { httpPort: 0 });
+    } finally {
+      delete process.env.GATEHOUSE_INPUT_HOLD_MS;
+    }
+    for (const l of [launch, other, quick]) expect(l.statuses().map((s) => s.state)).toEqual(['ready']);
+  }, 60_000);
+
+  afterAll(async () => {
+    await host?.shutdown();
+    tmp?.cleanup();
+  });
+
+  it('serves both eras on one endpoint at once: an SDK v1 session and stateless requests, interleaved', async () => {
+    const client = new Client({ name: 'old-era', version: '1' }, { capabilities: {} });
+    await client.connect(new StreamableHTTPClientTransport(new URL(launch.endpoint!.url), { requestInit: { headers: { authorization: `Bearer ${launch.token}` } } }));
+    const sessionsBefore = launch.endpoint!.sessionCount();
+    const [old, fresh, discover] = await Promise.all([
+      client.callTool({ name: 'conf.test_simple_text', arguments: {} }),
+      call(launch, 'test_simple_text'),
+      post(launch, 'server/discover', {}),
+    ]);
+    expect(old.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
+    expect(old).not.toHaveProperty('resultType');
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('mcp-session-id')).toBeNull();
+    expect(fresh.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
+    expect(discover.body.result).toMatchObject({ supportedVersions: expect.arrayContaining([V, '2025-11-25']), capabilities: { tools: {} }, resultType: 'complete' });
+    // No session was opened for the stateless requests.
+    expect(launch.endpoint!.sessionCount()).toBe(sessionsBefore);
+    const list = await post(launch, 'tools/list', {});
+    expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
+    expect(Number.isInteger(list.body.result!.ttlMs)).toBe(true);
+    // Both calls are exchanges of the same table; the new-era one says its era.
+    const exchanges = launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_simple_text');
+    expect(exchanges.map((e) => e.agentEra ?? 'old')).toEqual(expect.arrayContaining(['old', V]));
+    await client.close();
+  });
+
+  it('refuses a wrong version, a missing _meta and mismatched or missing headers with the spec codes and HTTP 400', async () => {
+    const mismatch = await post(launch, 'tools/list', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25', 'io.modelcontextprotocol/clientCapabilities': {} } });
+    expect([mismatch.status, mismatch.body.error?.code]).toEqual([400, -32020]);
+    const unknown = await post(launch, 'tools/list', {}, { headers: { 'mcp-protocol-version': '2099-01-01' }, meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01', 'io.modelcontextprotocol/clientCapabilities': {} } });
+    expect([unknown.status, unknown.body.error?.code]).toEqual([400, -32022]);
+    expect(unknown.body.error?.data).toEqual({ supported: expect.arrayContaining([V, '2025-11-25']), requested: '2099-01-01' });
+    expect(unknown.body.id).not.toBeNull();
+    const noMeta = await post(launch, 'tools/list', {}, { meta: null });
+    expect([noMeta.status, noMeta.body.error?.code]).toEqual([400, -32602]);
+    const wrongName = await call(launch, 'test_simple_text', {}, { headers: { 'mcp-name': 'conf.test_error_handling' } });
+    expect([wrongName.status, wrongName.body.error?.code]).toEqual([400, -32020]);
+    const noMethod = await post(launch, 'tools/list', {}, { headers: { 'mcp-method': undefined } });
+    expect([noMethod.status, noMethod.body.error?.code]).toEqual([400, -32020]);
+    const removed = await post(launch, 'ping', {});
+    expect([removed.status, removed.body.error?.code]).toEqual([404, -32601]);
+    // Nothing reached the server for the refused calls.
+    expect(launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_error_handling')).toEqual([]);
+  });
+
+  it('records Mcp-Param-* headers on the exchange to forward them', async () => {
+    const r = await call(launch, 'test_simple_text', {}, { headers: { 'Mcp-Param-Region': 'eu-west', 'mcp-param-trace': '=?base64?SGVsbG8=?=' } });
+    expect(r.status).toBe(200);
+    const ex = launch.gateway.exchanges.snapshot().filter((e) => e.agentEra === V && e.tool === 'conf.test_simple_text').at(-1)!;
+    expect(ex.forwardHeaders).toEqual({ 'mcp-param-region': 'eu-west', 'mcp-param-trace': '=?base64?SGVsbG8=?=' });
+  });
+
+  it('bridges a multi-round elicitation: each round is part of the one exchange, the server requests its children', async () => {
+    const r1 = await call(launch, 'test_input_required_result_multi_round');
+    expect(r1.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { elicitation: { method: 'elicitation/create', params: { message: 'Step 1: What is your name?' } } } });
+    const r2 = await call(launch, 'test_input_required_result_multi_round', { inputResponses: { elicitation: { action: 'accept', content: { name: 'Ada' } } }, requestState: r1.body.result!.requestState });
+    expect(r2.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { elicitation_2: { params: { message: 'Step 2: What is your favorite color?' } } } });
+    expect(r2.body.result!.requestState).not.toBe(r1.body.result!.requestState);
+    // Replaying round 1's state is refused; the call is still held and answers round 2.
+    const replay = await call(launch, 'test_input_required_result_multi_round', { inputResponses: { elicitation: { action: 'accept', content: { name: 'Eve' } } }, requestState: r1.body.result!.requestState });
+    expect(replay.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('already answered') });
+    const r3 = await call(launch, 'test_input_required_result_multi_round', { inputResponses: { elicitation_2: { action: 'accept', content: { color: 'green' } } }, requestState: r2.body.result!.requestState });
+    expect(r3.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Ada likes green' }] });
+    const call0 = launch.gateway.exchanges.snapshot().find((e) => e.tool === 'conf.test_input_required_result_multi_round' && e.outcome === 'ok')!;
+    expect(call0).toMatchObject({ agentEra: V, round: 2, kind: 'call' });
+    const children = launch.gateway.exchanges.snapshot().filter((e) => e.parent === call0.id);
+    expect(children.map((c) => [c.method, c.outcome])).toEqual([
+      ['elicitation/create', 'ok'],
+      ['elicitation/create', 'ok'],
+    ]);
+    // And after the answer, the used state is worth nothing.
+    const late = await call(launch, 'test_input_required_result_multi_round', { inputResponses: {}, requestState: r2.body.result!.requestState });
+    expect(late.body.error?.code).toBe(-32602);
+  });
+
+  it('refuses a tampered, foreign, misdirected or stolen requestState, and keeps the call held for the right one', async () => {
+    const r1 = await call(launch, 'test_input_required_result_request_state');
+    const state = r1.body.result!.requestState!;
+    const answer = { elicitation: { action: 'accept', content: { ok: true } } };
+    const flipped = state.slice(0, -3) + (state.at(-3) === 'A' ? 'B' : 'A') + state.slice(-2);
+    const tampered = await call(launch, 'test_input_required_result_request_state', { inputResponses: answer, requestState: flipped });
+    expect(tampered.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('integrity') });
+    // Another gateway (another launch, another key) cannot read it.
+    const foreign = await call(other, 'test_input_required_result_request_state', { inputResponses: answer, requestState: state });
+    expect(foreign.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('integrity') });
+    // For another tool: refused.
+    const misdirected = await call(launch, 'test_input_required_result_tampered_state', { inputResponses: answer, requestState: state });
+    expect(misdirected.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('belongs to') });
+    // Another token of the same gateway (another terminal) cannot resume it.
+    const stolen = launch.endpoint!.issueToken('terminal-x');
+    const thief = await call(launch, 'test_input_required_result_request_state', { inputResponses: answer, requestState: state }, { token: stolen.token });
+    expect(thief.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('another client') });
+    stolen.revoke();
+    // A malformed answer is refused without using up the state.
+    const bad = await call(launch, 'test_input_required_result_request_state', { inputResponses: { elicitation: 12345 }, requestState: state });
+    expect(bad.body.error?.code).toBe(-32602);
+    const good = await call(launch, 'test_input_required_result_request_state', { inputResponses: answer, requestState: state });
+    expect(good.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'state-ok: confirmed=true' }] });
+  });
+
+  it('answers -32021 (HTTP 400) when the server needs a capability the agent did not declare, and lets the call go', async () => {
+    const r = await call(launch, 'test_missing_capability', {}, { caps: {} });
+    expect([r.status, r.body.error?.code]).toEqual([400, -32021]);
+    expect(r.body.error?.data).toEqual({ requiredCapabilities: { sampling: {} } });
+    await waitFor(() => launch.gateway.exchanges.openExchanges().filter((e) => e.tool === 'conf.test_missing_capability').length === 0, 'the call to close');
+    expect(launch.gateway.newEra().bridge.heldCount()).toBe(0);
+  });
+
+  it('releases a call the agent never retries: the server gets a decline, nothing stays held, a late retry is told why', async () => {
+    const r1 = await call(quick, 'test_input_required_result_elicitation');
+    expect(r1.body.result?.resultType).toBe('input_required');
+    const bridge = quick.gateway.newEra().bridge;
+    expect(bridge.holdMs).toBe(400);
+    await waitFor(() => bridge.heldCount() === 0, 'the hold to be released');
+    // The server saw a decline and finished its tool; its elicitation exchange is closed as declined.
+    await waitFor(() => quick.gateway.exchanges.openExchanges().length === 0, 'every exchange to close');
+    const ex = quick.gateway.exchanges.snapshot().find((e) => e.tool === 'conf.test_input_required_result_elicitation')!;
+    expect(ex.reason).toContain('the agent did not retry');
+    const child = quick.gateway.exchanges.snapshot().find((e) => e.parent === ex.id)!;
+    expect(child).toMatchObject({ method: 'elicitation/create', outcome: 'denied' });
+    const late = await call(quick, 'test_input_required_result_elicitation', { inputResponses: { elicitation: { action: 'accept', content: { name: 'Bob' } } }, requestState: r1.body.result!.requestState });
+    expect(late.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('was released') });
+  });
+
+  it('asks several questions raised together in one input_required, and re-asks the ones left unanswered', async () => {
+    const r1 = await call(launch, 'test_input_required_result_multiple_inputs');
+    const reqs = r1.body.result!.inputRequests!;
+    expect(Object.values(reqs).map((q) => q.method).sort()).toEqual(['elicitation/create', 'roots/list', 'sampling/createMessage']);
+    const r2 = await call(launch, 'test_input_required_result_multiple_inputs', { inputResponses: { roots: { roots: [{ uri: 'file:///tmp' }] } }, requestState: r1.body.result!.requestState });
+    expect(Object.keys(r2.body.result!.inputRequests!).sort()).toEqual(['elicitation', 'sampling']);
+    const r3 = await call(launch, 'test_input_required_result_multiple_inputs', {
+      inputResponses: { elicitation: { action: 'accept', content: { name: 'Ada' } }, sampling: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' } },
+      requestState: r2.body.result!.requestState,
+    });
+    expect(r3.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'name=Ada; greeting=hi; roots=1' }] });
+  });
+});
