@@ -202,6 +202,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'exchanges', up: (db) => db.exec(V3_EXCHANGES) },
   // Launch consent and tool pinning decisions (main/trust/, docs/trust.md).
   { version: 4, name: 'trust decisions', up: (db) => db.exec(TRUST_DECISIONS_SQL) },
+  // MCP 2026-07-28 (issue 15): the protocol version a call's agent spoke, and the input_required rounds of a held call.
+  { version: 5, name: 'exchange era', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_era TEXT; ALTER TABLE exchanges ADD COLUMN round INTEGER') },
 ];
 
 /** The schema version this build writes. */

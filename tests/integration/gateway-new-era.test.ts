@@ -169,6 +169,9 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
       ['elicitation/create', 'ok'],
       ['elicitation/create', 'ok'],
     ]);
+    // The audit store has the call with its era and rounds, and its two questions under it.
+    await waitFor(() => (host.audit!.flush(), host.audit!.queryCalls({ text: call0.id }).find((r) => r.id === call0.id && r.outcome === 'ok')), 'the audit row');
+    expect(host.audit!.queryCalls({ text: call0.id }).find((r) => r.id === call0.id)).toMatchObject({ agentEra: V, round: 2, outcome: 'ok' });
     // And after the answer, the used state is worth nothing.
     const late = await call(launch, 'test_input_required_result_multi_round', { inputResponses: {}, requestState: r2.body.result!.requestState });
     expect(late.body.error?.code).toBe(-32602);
