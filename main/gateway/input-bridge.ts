@@ -29,6 +29,8 @@ export const DEFAULT_INPUT_HOLD_MS = 120_000;
 const BATCH_MS = 25;
 /** Expired holds remembered, so a late retry is told what happened rather than "unknown". */
 const TOMBSTONES = 1000;
+/** Calls held at once; beyond this the oldest is released (an agent that never retries cannot pin servers' calls without bound). */
+export const MAX_HOLDS = 1000;
 
 export type BridgeOutcome = { result: Record<string, unknown> } | { error: RpcError };
 
@@ -108,6 +110,10 @@ export class InputBridge {
   /** Starts a new-era call with the bridge in front of it; resolves with its result or its first input_required. */
   start(ex: Exchange, ctx: HoldContext, run: () => Promise<Record<string, unknown>>): Promise<BridgeOutcome> {
     const hold: Hold = { ...ctx, ex, round: 0, used: 0, questions: new Map(), keys: new Map(), busy: true };
+    if (this.holds.size >= MAX_HOLDS) {
+      const oldest = [...this.holds.values()].find((h) => !h.busy);
+      if (oldest) this.release(oldest, `more than ${MAX_HOLDS} calls were held at once`);
+    }
     this.holds.set(ex.id, hold);
     run().then(
       (result) => this.settle(hold, { result }),

@@ -71,6 +71,8 @@ export interface NewEraContext {
   status?(id: RequestId, status: number): void;
   /** Called once the request's stream ends (HTTP: the response closed; stdio: the session ended). */
   onClosed(fn: () => void): void;
+  /** HTTP: the stream is this one request's, so its closing before the answer cancels the call (stdio sessions cancel theirs on close). */
+  perRequest?: boolean;
 }
 
 interface Listener {
@@ -145,6 +147,11 @@ export class NewEraHandler {
       if (kind === 'resource' ? !l.uris.has(uri!) : !l[kind]) continue;
       void l.channel.notify(method, { ...(uri ? { uri } : {}), _meta: { [META_SUBSCRIPTION_ID]: l.id } }, { relatedRequestId: l.id }).catch(() => {});
     }
+  }
+
+  /** subscriptions/listen streams open now. */
+  listenerCount(): number {
+    return this.listeners.size;
   }
 
   close(): void {
@@ -252,6 +259,11 @@ export class NewEraHandler {
     const progress = (p: Record<string, unknown>) => channel.notify('notifications/progress', p, { ...(ex ? { stamp: ex } : {}), relatedRequestId: msg.id });
     const hold = { caller: ctx.caller, target, capabilities: era.clientCapabilities };
     let outcome: BridgeOutcome;
+    let answered = false;
+    // The agent gave up on its request (HTTP: closed the response) before the answer: the call is cancelled, upstream told.
+    if (ctx.perRequest) ctx.onClosed(() => {
+      if (!answered && ex && ex.outcome === undefined) this.deps.table.cancel(ex, 'the agent closed its request before the answer');
+    });
     try {
       if (params.requestState !== undefined) {
         const resumed = this.bridge.resume(params.requestState, params.inputResponses, hold);
@@ -262,9 +274,11 @@ export class NewEraHandler {
         outcome = await this.bridge.start(ex!, hold, () => this.run(ex!, msg.method, upstreamParams(params)));
       }
     } catch (err) {
+      answered = true;
       if (err instanceof RequestStateError || err instanceof GatewayError) return { error: toRpcError(err) };
       throw err;
     }
+    answered = true;
     if ('result' in outcome && outcome.result.resultType === 'input_required') return { result: { ...outcome.result, _meta: this.serverMeta(outcome.result) } };
     if (ex) this.progressTo.delete(ex.id);
     if ('error' in outcome) {

@@ -137,6 +137,7 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
           forwardHeaders: headers.forwardHeaders,
           status: (id, status) => transport.status(id, status),
           onClosed: (fn) => transport.onClosed(fn),
+          perRequest: true,
         }),
     },
   });

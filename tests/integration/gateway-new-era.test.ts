@@ -18,7 +18,7 @@ const FIXTURE = path.join(ROOT, 'tests/fixtures/conformance/server.mjs');
 const V = '2026-07-28';
 const ALL_CAPS = { sampling: {}, elicitation: {}, roots: {} };
 
-const PROFILE = (name: string) => `
+const PROFILE = (name: string, policy = '  default: allow\n  sampling: allow') => `
 name: ${name}
 workspace: ./ws
 servers:
@@ -26,8 +26,7 @@ servers:
     command: ${JSON.stringify(process.execPath)}
     args: [${JSON.stringify(FIXTURE)}]
 policy:
-  default: allow
-  sampling: allow
+${policy}
 `;
 
 interface Reply {
@@ -78,6 +77,7 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
   let launch: Launch;
   let other: Launch;
   let quick: Launch;
+  let governed: Launch;
 
   beforeAll(async () => {
     tmp = tempDir('gatehouse-new-era-');
@@ -91,7 +91,11 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
     } finally {
       delete process.env.GATEHOUSE_INPUT_HOLD_MS;
     }
-    for (const l of [launch, other, quick]) expect(l.statuses().map((s) => s.state)).toEqual(['ready']);
+    governed = await host.launch(
+      writeProfile(tmp.dir, PROFILE('new-era-governed', '  default: allow\n  sampling: deny\n  approval_timeout_s: 30\n  rules:\n    - { match: ["conf.test_simple_text"], decision: approve }'), 'd.yaml'),
+      { httpPort: 0 },
+    );
+    for (const l of [launch, other, quick, governed]) expect(l.statuses().map((s) => s.state)).toEqual(['ready']);
   }, 60_000);
 
   afterAll(async () => {
@@ -224,6 +228,78 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
     expect(child).toMatchObject({ method: 'elicitation/create', outcome: 'denied' });
     const late = await call(quick, 'test_input_required_result_elicitation', { inputResponses: { elicitation: { action: 'accept', content: { name: 'Bob' } } }, requestState: r1.body.result!.requestState });
     expect(late.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('was released') });
+  });
+
+  it('streams subscriptions/listen over HTTP: acknowledged first, then only the types asked for, tagged, until the agent closes it', async () => {
+    const ac = new AbortController();
+    const res = await fetch(launch.endpoint!.url, {
+      method: 'POST',
+      signal: ac.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${launch.token}`, 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { promptsListChanged: true, toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const frames: Array<{ method?: string; params?: { _meta?: Record<string, unknown>; notifications?: unknown } }> = [];
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    const pump = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        buffer += value;
+        let i: number;
+        while ((i = buffer.indexOf('\n\n')) >= 0) {
+          const data = buffer.slice(0, i).split('\n').find((l) => l.startsWith('data:'));
+          buffer = buffer.slice(i + 2);
+          if (data) frames.push(JSON.parse(data.slice(5)));
+        }
+      }
+    })();
+    await waitFor(() => frames.length > 0, 'the acknowledgement');
+    expect(frames[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { promptsListChanged: true, toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } } });
+    await call(launch, 'test_trigger_prompt_change');
+    const changed = await waitFor(() => frames.find((f) => f.method === 'notifications/prompts/list_changed'), 'prompts list_changed');
+    expect(changed.params).toEqual({ _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } });
+    // Nothing it did not ask for (resources) came.
+    expect(frames.filter((f) => f.method === 'notifications/resources/list_changed')).toEqual([]);
+    expect(launch.gateway.newEra().listenerCount()).toBe(1);
+    // Tool pinning holds a tool that appears mid-launch, so a tool change may not change the list (docs/gateway.md).
+    ac.abort();
+    await pump;
+    // The closed stream is forgotten.
+    await waitFor(() => launch.gateway.newEra().listenerCount() === 0, 'the listener to go');
+  });
+
+  it('governs new-era calls as old-era ones: approvals through the broker, policy.sampling before the bridge, a closed request cancels', async () => {
+    const detach = host.broker.attachApprover({ name: 'test' });
+    try {
+      // APPROVAL: the call waits for a person; approved, it runs.
+      const pending = call(governed, 'test_simple_text');
+      const ask = await waitFor(() => host.broker.pending().find((p) => p.tool === 'conf.test_simple_text'), 'the approval');
+      host.broker.answer(ask.id, { choice: 'allow_once', by: 'tester' });
+      expect((await pending).body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'This is a simple text response for testing.' }] });
+      // The agent closes its request while the approval is pending: the call is cancelled and the question withdrawn.
+      const ac = new AbortController();
+      const abandoned = fetch(governed.endpoint!.url, {
+        method: 'POST',
+        signal: ac.signal,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${governed.token}`, 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'conf.test_simple_text' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'gone', method: 'tools/call', params: { name: 'conf.test_simple_text', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      }).catch(() => undefined);
+      await waitFor(() => host.broker.pending().find((p) => p.tool === 'conf.test_simple_text'), 'the second approval');
+      ac.abort();
+      await abandoned;
+      await waitFor(() => host.broker.pending().length === 0, 'the approval to be withdrawn');
+      const ex = await waitFor(() => governed.gateway.exchanges.snapshot().find((e) => e.downstreamId === 'gone' && e.outcome), 'the exchange to close');
+      expect(ex).toMatchObject({ outcome: 'cancelled', agentEra: V });
+    } finally {
+      detach();
+    }
+    // policy.sampling deny: the server's sampling request is refused by policy, nothing is asked of the agent.
+    const denied = await call(governed, 'test_input_required_result_sampling');
+    expect(denied.body.result?.resultType).not.toBe('input_required');
+    expect(JSON.stringify(denied.body)).toContain('DENY');
+    expect(governed.gateway.newEra().bridge.heldCount()).toBe(0);
   });
 
   it('asks several questions raised together in one input_required, and re-asks the ones left unanswered', async () => {
