@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkHeaders, decodeHeaderValue, isEraFault, isNewEraRequest, readEra } from './era';
+import { checkHeaders, checkParamHeaders, decodeHeaderValue, isEraFault, isNewEraRequest, readEra } from './era';
 
 const meta = (v = '2026-07-28', caps: unknown = {}) => ({ 'io.modelcontextprotocol/protocolVersion': v, 'io.modelcontextprotocol/clientCapabilities': caps });
 
@@ -48,5 +48,18 @@ describe('era choice per request', () => {
     expect(decodeHeaderValue('=?base64?SGVs!!!bG8=?=')).toBeUndefined();
     expect(decodeHeaderValue('SGVsbG8=')).toBe('SGVsbG8=');
     expect(decodeHeaderValue('=?base64?SGVsbG8=')).toBe('=?base64?SGVsbG8=');
+  });
+});
+
+describe('SEP-2243 custom headers', () => {
+  const schema = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, n: { type: 'number', 'x-mcp-header': 'N' }, free: { type: 'string' } } };
+  it('accepts matching headers (literal or base64) and refuses missing, broken or different ones', () => {
+    expect(checkParamHeaders(schema, { region: 'eu', free: 'x' }, { 'mcp-param-region': 'eu' })).toBeUndefined();
+    expect(checkParamHeaders(schema, { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVsbG8=?=' })).toBeUndefined();
+    expect(checkParamHeaders(schema, { n: 3 }, { 'mcp-param-n': '3' })).toBeUndefined();
+    expect(checkParamHeaders(schema, {}, {})).toBeUndefined();
+    expect(checkParamHeaders(schema, { region: 'eu' }, {})).toMatchObject({ code: -32020, status: 400, message: expect.stringContaining('Mcp-Param-Region is missing') });
+    expect(checkParamHeaders(schema, { region: 'Hello' }, { 'mcp-param-region': '=?base64?SGVsbG8?=' })).toMatchObject({ code: -32020 });
+    expect(checkParamHeaders(schema, { region: 'eu' }, { 'mcp-param-region': 'us' })).toMatchObject({ code: -32020, message: expect.stringContaining('does not match') });
   });
 });

@@ -168,6 +168,30 @@ export function checkHeaders(headers: Record<string, string | string[] | undefin
   return { forwardHeaders };
 }
 
+/**
+ * SEP-2243 custom headers: a tool parameter whose schema names `x-mcp-header: H` travels also as
+ * the `Mcp-Param-H` header; when the body has a value, the header must be there and, decoded,
+ * equal it (an intermediary or server MUST reject otherwise: 400 with -32020).
+ */
+export function checkParamHeaders(inputSchema: unknown, args: Record<string, unknown>, forwardHeaders: Record<string, string>): EraFault | undefined {
+  const props = ((inputSchema as { properties?: unknown } | undefined)?.properties ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  for (const [param, def] of Object.entries(props)) {
+    const header = def?.['x-mcp-header'];
+    if (typeof header !== 'string') continue;
+    const value = args[param];
+    if (value === undefined || value === null) continue;
+    const name = `Mcp-Param-${header}`;
+    const raw = forwardHeaders[name.toLowerCase()];
+    if (raw === undefined) return { code: HEADER_MISMATCH, status: 400, message: `Header mismatch: ${name} is missing but the body sets ${param}` };
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return { code: HEADER_MISMATCH, status: 400, message: `Header mismatch: ${name} is not valid (a =?base64?…?= value with bad Base64)` };
+    if (decoded !== (typeof value === 'string' ? value : JSON.stringify(value))) {
+      return { code: HEADER_MISMATCH, status: 400, message: `Header mismatch: ${name} does not match the body's ${param}` };
+    }
+  }
+  return undefined;
+}
+
 /** HTTP status for a JSON-RPC error a new-era request is answered with (basic/transports). */
 export function statusForError(code: number): number {
   if (code === -32601) return 404;

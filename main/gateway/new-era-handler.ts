@@ -23,6 +23,7 @@ import {
   META_SERVER_INFO,
   META_SUBSCRIPTION_ID,
   SUPPORTED_VERSIONS,
+  checkParamHeaders,
   isEraFault,
   nameOf,
   readEra,
@@ -127,6 +128,12 @@ export class NewEraHandler {
         held = undefined;
       }
       return { ...(held ? { stamp: held } : {}), handle: () => void this.serveForwarded(msg, held, era, channel, ctx).then(answer) };
+    }
+    if (ctx.perRequest && msg.method === 'tools/call') {
+      const tool = this.deps.catalog.currentSurface().lookup.get(String(params.name))?.tool;
+      const args = params.arguments && typeof params.arguments === 'object' ? (params.arguments as Record<string, unknown>) : {};
+      const fault = tool ? checkParamHeaders(tool.inputSchema, args, ctx.forwardHeaders ?? {}) : undefined;
+      if (fault) return { handle: () => void answer({ error: { code: fault.code, message: fault.message } }) };
     }
     const ex = this.deps.table.openExchange({
       id: `${ctx.agentSession}#${String(msg.id)}~${++exchangeCounter}`,

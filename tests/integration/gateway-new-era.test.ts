@@ -155,6 +155,19 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
     expect(ex.forwardHeaders).toEqual({ 'mcp-param-region': 'eu-west', 'mcp-param-trace': '=?base64?SGVsbG8=?=' });
   });
 
+  it("checks a tool's x-mcp-header parameters against their Mcp-Param-* headers (SEP-2243) before anything reaches the server", async () => {
+    const ok = await call(launch, 'test_custom_headers', { arguments: { region: 'eu-west' } }, { headers: { 'Mcp-Param-Region': 'eu-west' } });
+    expect(ok.body.result).toMatchObject({ content: [{ text: 'region=eu-west' }] });
+    const b64 = await call(launch, 'test_custom_headers', { arguments: { region: 'Hello' } }, { headers: { 'Mcp-Param-Region': '=?base64?SGVsbG8=?=' } });
+    expect(b64.body.result).toMatchObject({ content: [{ text: 'region=Hello' }] });
+    const before = launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_custom_headers').length;
+    for (const headers of [{}, { 'Mcp-Param-Region': 'us-east' }, { 'Mcp-Param-Region': '=?base64?SGVs!!bG8=?=' }]) {
+      const r = await call(launch, 'test_custom_headers', { arguments: { region: 'eu-west' } }, { headers });
+      expect([r.status, r.body.error?.code], JSON.stringify(headers)).toEqual([400, -32020]);
+    }
+    expect(launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_custom_headers')).toHaveLength(before);
+  });
+
   it('bridges a multi-round elicitation: each round is part of the one exchange, the server requests its children', async () => {
     const r1 = await call(launch, 'test_input_required_result_multi_round');
     expect(r1.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { elicitation: { method: 'elicitation/create', params: { message: 'Step 1: What is your name?' } } } });
