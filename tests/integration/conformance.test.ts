@@ -12,42 +12,21 @@
 // cannot be installed here this test skips, naming the command to run; with CI set, or when it
 // is installed but does not work, it fails instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Host, type Launch } from '../../main/host';
 import { startAuthForwarder, type AuthForwarder } from '../support/auth-forwarder';
+import { loadConformanceSuite } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURE = path.join(ROOT, 'tests/fixtures/conformance/server.mjs');
 const SUITE_TIMEOUT_MS = 150_000;
 
-interface Suite {
-  ok: boolean;
-  /** False when it could not be installed here at all (then, outside CI, the test skips). */
-  installed?: boolean;
-  node?: string;
-  cli?: string;
-  version?: string;
-  reason?: string;
-  fix?: string;
-}
-
-const suite: Suite = (() => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/ensure-conformance.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(line) as Suite;
-  } catch {
-    return { ok: false, reason: `scripts/ensure-conformance.mjs said: ${(r.stderr || r.error?.message || line).trim()}`, fix: 'npm ci --prefix tools/conformance --no-audit --no-fund' };
-  }
-})();
-// Skip only when the suite cannot be had here at all, and never in CI (.ci/run installs it).
-const skip = !suite.ok && suite.installed === false && !process.env.CI;
-if (skip) console.warn(`conformance test SKIPPED: ${suite.reason}. To run it: ${suite.fix}`);
+const { suite, skip } = loadConformanceSuite('conformance test');
 
 /**
  * Scenarios that pass directly but still fail through the gateway for a reason outside the

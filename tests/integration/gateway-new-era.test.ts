@@ -6,15 +6,13 @@
 // conformance fixture over stdio (tests/fixtures/conformance/server.mjs), a real process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Host, type Launch } from '../../main/host';
+import { oldEraFixtureServer } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 import { waitFor } from '../support/gateway';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURE = path.join(ROOT, 'tests/fixtures/conformance/server.mjs');
 const V = '2026-07-28';
 const ALL_CAPS = { sampling: {}, elicitation: {}, roots: {} };
 
@@ -23,8 +21,7 @@ name: ${name}
 workspace: ./ws
 servers:
   conf:
-    command: ${JSON.stringify(process.execPath)}
-    args: [${JSON.stringify(FIXTURE)}]
+${oldEraFixtureServer()}
 policy:
 ${policy}
 `;

@@ -5,14 +5,12 @@
 // session it always did; subscriptions/listen tags what it delivers with its id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildTestBundle, type TestBundle } from '../support/build';
 import { RawStdioPeer } from '../support/raw-stdio';
+import { oldEraFixtureServer } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 import { pinProfile } from '../support/trust';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURE = path.join(ROOT, 'tests/fixtures/conformance/server.mjs');
 const V = '2026-07-28';
 const meta = (caps: object = { elicitation: {} }) => ({ 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps });
 
@@ -21,8 +19,7 @@ name: stdio-new-era
 workspace: ./ws
 servers:
   conf:
-    command: ${JSON.stringify(process.execPath)}
-    args: [${JSON.stringify(FIXTURE)}]
+${oldEraFixtureServer()}
 policy:
   default: allow
 `;
