@@ -11,7 +11,7 @@
 //
 // Everything the handler answers goes out on the channel the request came in on: a per-request
 // channel over HTTP (new-era-http.ts), the session's channel over stdio.
-import type { ClientCapabilities, JSONRPCRequest, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingLevelSchema, type ClientCapabilities, type JSONRPCRequest, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ExchangeChannel, InboundRequestRoute } from '../protocol/exchange-channel';
 import type { Catalog } from './catalog';
 import { GatewayError, toRpcError, type RpcError } from './errors';
@@ -86,6 +86,7 @@ interface Listener {
 }
 
 let exchangeCounter = 0;
+const SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
 export class NewEraHandler {
   readonly bridge: InputBridge;
@@ -93,6 +94,8 @@ export class NewEraHandler {
   private readonly listeners = new Set<Listener>();
   /** Where each held call's progress goes now (the request of the current round). */
   private readonly progressTo = new Map<string, (params: Record<string, unknown>) => Promise<void>>();
+  /** Calls whose request set `_meta` logLevel: their server's log messages go on the request's stream. */
+  private readonly logTo = new Map<string, { ex: Exchange; level: number; send: (params: Record<string, unknown>) => Promise<void> }>();
 
   constructor(private readonly deps: NewEraDeps) {
     this.bridge = new InputBridge({ table: deps.table, sealer: this.sealer, holdMs: deps.holdMs });
@@ -153,6 +156,18 @@ export class NewEraHandler {
     for (const l of this.listeners) {
       if (kind === 'resource' ? !l.uris.has(uri!) : !l[kind]) continue;
       void l.channel.notify(method, { ...(uri ? { uri } : {}), _meta: { [META_SUBSCRIPTION_ID]: l.id } }, { relatedRequestId: l.id }).catch(() => {});
+    }
+  }
+
+  /**
+   * A server's log message: MCP 2026-07-28 has no logging/setLevel; a request that set
+   * `_meta["io.modelcontextprotocol/logLevel"]` gets its server's messages at that level and
+   * above on its own stream while it runs (a request that set none gets none).
+   */
+  log(serverId: string, params: Record<string, unknown> & { level: string }): void {
+    const severity = SEVERITY.get(params.level) ?? 0;
+    for (const l of this.logTo.values()) {
+      if (l.ex.server === serverId && l.ex.outcome === undefined && severity >= l.level) void l.send(params).catch(() => {});
     }
   }
 
@@ -264,6 +279,9 @@ export class NewEraHandler {
     const params = (msg.params ?? {}) as Record<string, unknown>;
     const target = `${msg.method}:${nameOf(msg.method, params) ?? ''}`;
     const progress = (p: Record<string, unknown>) => channel.notify('notifications/progress', p, { ...(ex ? { stamp: ex } : {}), relatedRequestId: msg.id });
+    if (ex && era.logLevel !== undefined && SEVERITY.has(era.logLevel)) {
+      this.logTo.set(ex.id, { ex, level: SEVERITY.get(era.logLevel)!, send: (p) => channel.notify('notifications/message', p, { stamp: ex, relatedRequestId: msg.id }) });
+    }
     const hold = { caller: ctx.caller, target, capabilities: era.clientCapabilities };
     let outcome: BridgeOutcome;
     let answered = false;
@@ -282,10 +300,12 @@ export class NewEraHandler {
       }
     } catch (err) {
       answered = true;
+      if (ex) this.logTo.delete(ex.id);
       if (err instanceof RequestStateError || err instanceof GatewayError) return { error: toRpcError(err) };
       throw err;
     }
     answered = true;
+    if (ex) this.logTo.delete(ex.id);
     if ('result' in outcome && outcome.result.resultType === 'input_required') return { result: { ...outcome.result, _meta: this.serverMeta(outcome.result) } };
     if (ex) this.progressTo.delete(ex.id);
     if ('error' in outcome) {

@@ -332,6 +332,7 @@ export class Sessions implements SessionsPort {
 
   log(serverId: string, p: Record<string, unknown> & { level: string; logger?: string }): void {
     const params = { ...p, logger: p.logger ? `${serverId}/${p.logger}` : serverId };
+    this.newEra.log(serverId, params);
     const severity = LOG_SEVERITY.get(p.level) ?? 0;
     for (const s of this.sessions.values()) {
       if (s.logLevel && severity < (LOG_SEVERITY.get(s.logLevel) ?? 0)) continue;

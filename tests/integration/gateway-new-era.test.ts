@@ -30,6 +30,8 @@ interface Reply {
   status: number;
   body: { id?: unknown; result?: Record<string, unknown> & { resultType?: string; inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>; requestState?: string }; error?: { code: number; message: string; data?: Record<string, unknown> } };
   headers: Headers;
+  /** Every message of an SSE answer (notifications before the answer), or just the answer. */
+  events: Array<{ method?: string; params?: Record<string, unknown> }>;
 }
 
 let nextId = 1;
@@ -56,14 +58,14 @@ async function post(launch: Launch, method: string, params: Record<string, unkno
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, ...(meta ? { _meta: meta } : {}) } }),
   });
   const text = await res.text();
-  const data = res.headers.get('content-type')?.startsWith('text/event-stream')
+  const events = res.headers.get('content-type')?.startsWith('text/event-stream')
     ? text
         .split('\n')
         .filter((l) => l.startsWith('data:'))
         .map((l) => JSON.parse(l.slice(5)))
-        .find((m: { result?: unknown; error?: unknown }) => m.result !== undefined || m.error !== undefined)
-    : JSON.parse(text);
-  return { status: res.status, body: data, headers: res.headers };
+    : [JSON.parse(text)];
+  const data = events.find((m: { result?: unknown; error?: unknown }) => m.result !== undefined || m.error !== undefined);
+  return { status: res.status, body: data, headers: res.headers, events };
 }
 
 const call = (launch: Launch, name: string, extra: Record<string, unknown> = {}, opts?: Parameters<typeof post>[3]) => post(launch, 'tools/call', { name: `conf.${name}`, arguments: {}, ...extra }, opts);
@@ -143,6 +145,18 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
     expect([removed.status, removed.body.error?.code]).toEqual([404, -32601]);
     // Nothing reached the server for the refused calls.
     expect(launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_error_handling')).toEqual([]);
+  });
+
+  it("sends a server's log messages only to a request that set a log level in _meta, at that level and above", async () => {
+    const base = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const withLevel = await call(launch, 'test_tool_with_logging', {}, { meta: { ...base, 'io.modelcontextprotocol/logLevel': 'info' } });
+    expect(withLevel.body.result).toMatchObject({ resultType: 'complete' });
+    expect(withLevel.events.filter((e) => e.method === 'notifications/message').map((e) => e.params?.data)).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    const above = await call(launch, 'test_tool_with_logging', {}, { meta: { ...base, 'io.modelcontextprotocol/logLevel': 'error' } });
+    expect(above.events.filter((e) => e.method === 'notifications/message')).toEqual([]);
+    const none = await call(launch, 'test_tool_with_logging', {}, { meta: base });
+    expect(none.events.filter((e) => e.method === 'notifications/message')).toEqual([]);
+    expect(none.body.result).toMatchObject({ resultType: 'complete' });
   });
 
   it('records Mcp-Param-* headers on the exchange to forward them', async () => {
