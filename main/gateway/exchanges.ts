@@ -141,8 +141,11 @@ export class ExchangeTable extends EventEmitter<Events> {
     return c.signal;
   }
 
-  /** Cancels an open exchange (its pipeline sees the signal abort). */
+  /** Cancels an open exchange (its pipeline sees the signal abort, also when it asks for the signal only later). */
   cancel(ex: Exchange, reason: string): void {
+    // A cancellation that arrives before the pipeline asked for the signal (the agent's
+    // notifications/cancelled right behind its request) must not be lost.
+    if (!this.cancellers.has(ex.id) && ex.outcome === undefined) this.cancellers.set(ex.id, new AbortController());
     this.cancellers.get(ex.id)?.abort(new CancelledError(reason));
   }
 

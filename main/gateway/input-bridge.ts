@@ -20,7 +20,7 @@ import type { ClientCapabilities, RequestId } from '@modelcontextprotocol/sdk/ty
 import type { ChannelRequestOptions, ExchangeChannel, RpcReply } from '../protocol/exchange-channel';
 import { GatewayError, toRpcError, type RpcError } from './errors';
 import { MISSING_CLIENT_CAPABILITY } from './era';
-import type { Exchange, ExchangeTable } from './exchanges';
+import { CancelledError, type Exchange, type ExchangeTable } from './exchanges';
 import { RequestStateError, type RequestStateSealer } from './request-state';
 import type { RoutedSession } from './server-requests';
 
@@ -32,7 +32,8 @@ const TOMBSTONES = 1000;
 /** Calls held at once; beyond this the oldest is released (an agent that never retries cannot pin servers' calls without bound). */
 export const MAX_HOLDS = 1000;
 
-export type BridgeOutcome = { result: Record<string, unknown> } | { error: RpcError };
+/** What the agent's request is answered with; `cancelled`: nothing (MCP cancellation: a cancelled request gets no answer). */
+export type BridgeOutcome = { result: Record<string, unknown> } | { error: RpcError } | { cancelled: string };
 
 interface Question {
   key: string;
@@ -117,7 +118,7 @@ export class InputBridge {
     this.holds.set(ex.id, hold);
     run().then(
       (result) => this.settle(hold, { result }),
-      (err: unknown) => this.settle(hold, { error: toRpcError(err) }),
+      (err: unknown) => this.settle(hold, err instanceof CancelledError ? { cancelled: err.message } : { error: toRpcError(err) }),
     );
     return this.next(hold);
   }

@@ -112,7 +112,8 @@ export class NewEraHandler {
    */
   route(msg: JSONRPCRequest, channel: ExchangeChannel, ctx: NewEraContext): InboundRequestRoute {
     const era = readEra(msg, ctx.headerVersion);
-    const answer = (reply: { result: Record<string, unknown> } | { error: RpcError }) => {
+    const answer = (reply: { result: Record<string, unknown> } | { error: RpcError } | undefined) => {
+      if (!reply) return; // cancelled: no answer
       if ('error' in reply) ctx.status?.(msg.id, isEraFault(era) ? era.status : statusForError(reply.error.code));
       return channel.respond(msg.id, reply).catch(() => {});
     };
@@ -139,7 +140,8 @@ export class NewEraHandler {
       if (fault) return { handle: () => void answer({ error: { code: fault.code, message: fault.message } }) };
     }
     const ex = this.deps.table.openExchange({
-      id: `${ctx.agentSession}#${String(msg.id)}~${++exchangeCounter}`,
+      // Over HTTP every request is on its own and ids repeat across them; on a stdio stream they are unique (and notifications/cancelled finds them).
+      ...(ctx.perRequest ? { id: `${ctx.agentSession}#${String(msg.id)}~${++exchangeCounter}` } : {}),
       kind: 'call',
       session: this.deps.session,
       agentSession: ctx.agentSession,
@@ -275,7 +277,7 @@ export class NewEraHandler {
     era: RequestEra,
     channel: ExchangeChannel,
     ctx: NewEraContext,
-  ): Promise<{ result: Record<string, unknown> } | { error: RpcError }> {
+  ): Promise<{ result: Record<string, unknown> } | { error: RpcError } | undefined> {
     const params = (msg.params ?? {}) as Record<string, unknown>;
     const target = `${msg.method}:${nameOf(msg.method, params) ?? ''}`;
     const progress = (p: Record<string, unknown>) => channel.notify('notifications/progress', p, { ...(ex ? { stamp: ex } : {}), relatedRequestId: msg.id });
@@ -308,6 +310,7 @@ export class NewEraHandler {
     if (ex) this.logTo.delete(ex.id);
     if ('result' in outcome && outcome.result.resultType === 'input_required') return { result: { ...outcome.result, _meta: this.serverMeta(outcome.result) } };
     if (ex) this.progressTo.delete(ex.id);
+    if ('cancelled' in outcome) return undefined;
     if ('error' in outcome) {
       // SEP-2164 (2026-07-28): a resource that does not exist is -32602 with data.uri; old-era servers say -32002.
       if (msg.method === 'resources/read' && outcome.error.code === -32002) return { error: { ...outcome.error, code: -32602, data: { uri: params.uri, ...(outcome.error.data as object | undefined) } } };

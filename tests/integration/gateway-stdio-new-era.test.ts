@@ -79,6 +79,18 @@ describe('stdio gateway: MCP 2026-07-28 beside 2025-11-25 on one stream', () => 
     expect(fresh.message.result).toMatchObject({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'gatehouse' } } });
   });
 
+  it('cancels a new-era call on notifications/cancelled (its exchange is found by the id the agent gave)', async () => {
+    peer.send({ jsonrpc: '2.0', id: 'x2', method: 'tools/call', params: { name: 'conf.test_tool_with_progress', arguments: {}, _meta: { ...meta(), progressToken: 'p1' } } });
+    peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x2', reason: 'changed my mind' } });
+    // The next request is served; the cancelled one gets no answer (MCP cancellation). The tool
+    // answers within ~100 ms when it is not cancelled: by the time the third request is answered
+    // and 300 ms more have passed, an answer to x2 would be here.
+    const after = await peer.request('x3', 'tools/list', { _meta: meta() });
+    expect(after.message.result).toMatchObject({ resultType: 'complete' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(peer.frames.filter((f) => f.message.id === 'x2' && ('result' in f.message || 'error' in f.message)).map((f) => f.text)).toEqual([]);
+  });
+
   it('delivers subscriptions/listen notifications tagged with the subscription id, acknowledged first', async () => {
     peer.send({ jsonrpc: '2.0', id: 'sub-1', method: 'subscriptions/listen', params: { notifications: { promptsListChanged: true }, _meta: meta({}) } });
     const ack = await peer.waitFor((f) => f.message.method === 'notifications/subscriptions/acknowledged', 'the acknowledgement');
