@@ -143,6 +143,16 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
     expect([noMethod.status, noMethod.body.error?.code]).toEqual([400, -32020]);
     const removed = await post(launch, 'ping', {});
     expect([removed.status, removed.body.error?.code]).toEqual([404, -32601]);
+    // No GET stream and no session to DELETE in the new era; a batch is refused; a notification is taken (202).
+    const auth = { authorization: `Bearer ${launch.token}`, 'mcp-protocol-version': V, accept: 'application/json, text/event-stream' };
+    expect((await fetch(launch.endpoint!.url, { method: 'GET', headers: auth })).status).toBe(405);
+    expect((await fetch(launch.endpoint!.url, { method: 'DELETE', headers: auth })).status).toBe(405);
+    const batch = await fetch(launch.endpoint!.url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'mcp-method': 'tools/list' }, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }]) });
+    expect(batch.status).toBe(400);
+    const note = await fetch(launch.endpoint!.url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'mcp-method': 'notifications/cancelled' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }) });
+    expect(note.status).toBe(202);
+    // Without the token, nothing: the new era keeps the endpoint's authentication.
+    expect((await fetch(launch.endpoint!.url, { method: 'POST', headers: { ...auth, authorization: 'Bearer wrong', 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
     // Nothing reached the server for the refused calls.
     expect(launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_error_handling')).toEqual([]);
   });
