@@ -56,6 +56,8 @@ export interface NewEraDeps {
   /** Runs one forwarded request through the call pipeline (session-setup.ts runForwarded). */
   runForwarded(ex: Exchange, method: string, params: Record<string, unknown>, progress: (token: string | number) => ProgressSink): Promise<Record<string, unknown>>;
   upstreamRequest(serverId: string, method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** A stateless agent (HTTP, one per token) seen for the first time: announced like a session. */
+  agentSeen?(info: { id: string; terminal?: string; client?: { name: string; version: string }; protocolVersion: string }): void;
   holdMs?: number;
 }
 
@@ -68,6 +70,8 @@ export interface NewEraContext {
   /** MCP-Protocol-Version as sent (HTTP only). */
   headerVersion?: string;
   forwardHeaders?: Record<string, string>;
+  /** The token label over HTTP ('' for the main token), to name the stateless agent by its terminal. */
+  terminal?: string;
   /** The HTTP status the answer goes out with (HTTP only). */
   status?(id: RequestId, status: number): void;
   /** Called once the request's stream ends (HTTP: the response closed; stdio: the session ended). */
@@ -92,6 +96,7 @@ export class NewEraHandler {
   readonly bridge: InputBridge;
   private readonly sealer = new RequestStateSealer();
   private readonly listeners = new Set<Listener>();
+  private readonly seen = new Set<string>();
   /** Where each held call's progress goes now (the request of the current round). */
   private readonly progressTo = new Map<string, (params: Record<string, unknown>) => Promise<void>>();
   /** Calls whose request set `_meta` logLevel: their server's log messages go on the request's stream. */
@@ -120,6 +125,11 @@ export class NewEraHandler {
     if (isEraFault(era)) {
       const { status: _s, ...error } = era;
       return { handle: () => void answer({ error }) };
+    }
+    if (ctx.perRequest && !this.seen.has(ctx.agentSession)) {
+      this.seen.add(ctx.agentSession);
+      const client = era.clientInfo && typeof era.clientInfo.name === 'string' ? { name: era.clientInfo.name, version: String(era.clientInfo.version ?? '') } : undefined;
+      this.deps.agentSeen?.({ id: ctx.agentSession, ...(ctx.terminal ? { terminal: ctx.terminal } : {}), ...(client ? { client } : {}), protocolVersion: era.protocolVersion });
     }
     if (!FORWARDED.has(msg.method)) return { handle: () => void this.serveOwn(msg, era, channel, ctx).then(answer) };
     const params = (msg.params ?? {}) as Record<string, unknown>;
@@ -176,6 +186,11 @@ export class NewEraHandler {
   /** subscriptions/listen streams open now. */
   listenerCount(): number {
     return this.listeners.size;
+  }
+
+  /** The stateless agents announced so far (their agentSession ids). */
+  agents(): string[] {
+    return [...this.seen];
   }
 
   close(): void {

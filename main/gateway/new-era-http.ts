@@ -138,6 +138,7 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
           status: (id, status) => transport.status(id, status),
           onClosed: (fn) => transport.onClosed(fn),
           perRequest: true,
+          terminal: opts.label,
         }),
     },
   });

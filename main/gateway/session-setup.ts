@@ -118,6 +118,7 @@ export class Sessions implements SessionsPort {
       settled: () => deps.settled?.() ?? true,
       runForwarded: (ex, method, params, progress) => this.runForwarded(ex, method, params, progress),
       upstreamRequest: (id, method, params) => deps.upstreamRequest(id, method, params),
+      agentSeen: (a) => deps.sessionEvent({ id: a.id, transport: 'streamable-http', startedAt: Date.now(), protocolVersion: a.protocolVersion, ...(a.terminal ? { terminal: a.terminal } : {}), ...(a.client ? { client: a.client } : {}) }),
       holdMs: deps.inputHoldMs,
     });
   }
@@ -364,6 +365,7 @@ export class Sessions implements SessionsPort {
   }
 
   async closeAll(): Promise<void> {
+    for (const id of this.newEra.agents()) this.deps.sessionEvent({ id, transport: 'streamable-http', startedAt: 0, ended: Date.now() });
     this.newEra.close();
     await Promise.all([...this.sessions.values()].map((s) => s.server.close().catch(() => {})));
     this.sessions.clear();

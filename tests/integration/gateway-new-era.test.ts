@@ -51,7 +51,7 @@ async function post(launch: Launch, method: string, params: Record<string, unkno
     if (v === undefined) delete headers[k];
     else headers[k] = v;
   }
-  const meta = opts.meta === null ? undefined : (opts.meta ?? { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': opts.caps ?? ALL_CAPS });
+  const meta = opts.meta === null ? undefined : (opts.meta ?? { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': opts.caps ?? ALL_CAPS, 'io.modelcontextprotocol/clientInfo': { name: 'gatehouse-test', version: '1' } });
   const res = await fetch(launch.endpoint!.url, {
     method: 'POST',
     headers,
@@ -122,6 +122,9 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
     const list = await post(launch, 'tools/list', {});
     expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
     expect(Number.isInteger(list.body.result!.ttlMs)).toBe(true);
+    // The stateless agent is on record as an agent of the launch, named by its token, with the client it named.
+    const agent = await waitFor(() => (host.audit!.flush(), host.audit!.getSession(launch.gateway.session)?.agentSessions.find((a) => a.id === 'stateless-main')), 'the stateless agent in the audit store');
+    expect(agent).toMatchObject({ transport: 'streamable-http', clientName: 'gatehouse-test', clientVersion: '1' });
     // Both calls are exchanges of the same table; the new-era one says its era.
     const exchanges = launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_simple_text');
     expect(exchanges.map((e) => e.agentEra ?? 'old')).toEqual(expect.arrayContaining(['old', V]));
