@@ -68,7 +68,7 @@ export interface Exchange extends ExchangeStamp {
 }
 
 export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
-  Partial<Pick<Exchange, 'agentSession' | 'downstreamId' | 'server' | 'upstreamId' | 'tool' | 'advertised' | 'parent' | 'requestBytes'>> & { id?: string };
+  Partial<Pick<Exchange, 'agentSession' | 'downstreamId' | 'server' | 'upstreamId' | 'tool' | 'advertised' | 'parent' | 'requestBytes' | 'agentEra' | 'forwardHeaders'>> & { id?: string };
 
 type Events = {
   opened: [Exchange];

@@ -157,8 +157,9 @@ export class NewEraHandler {
       agentSession: ctx.agentSession,
       downstreamId: msg.id,
       method: msg.method,
+      agentEra: era.protocolVersion,
+      ...(ctx.forwardHeaders && Object.keys(ctx.forwardHeaders).length ? { forwardHeaders: ctx.forwardHeaders } : {}),
     });
-    this.deps.table.update(ex, { agentEra: era.protocolVersion, ...(ctx.forwardHeaders && Object.keys(ctx.forwardHeaders).length ? { forwardHeaders: ctx.forwardHeaders } : {}) });
     return { stamp: ex, handle: () => void this.serveForwarded(msg, ex, era, channel, ctx).then(answer) };
   }
 

@@ -11,7 +11,9 @@ import {
   ListResourceTemplatesRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  LATEST_PROTOCOL_VERSION,
   LoggingLevelSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
@@ -192,9 +194,16 @@ export class Sessions implements SessionsPort {
         if (isNewEraRequest(msg)) {
           return this.newEra.route(msg, channel(), { caller: agentSession, agentSession, onClosed: (fn) => state().closers.push(fn) });
         }
+        if (msg.method === 'initialize') {
+          // The version the SDK Server will answer with (it keeps it to itself): the requested one when supported, else its latest.
+          const asked = (msg.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+          state().info.protocolVersion = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+          return undefined;
+        }
         const capability = FORWARDED[msg.method];
         if (!capability || !capabilities[capability]) return undefined;
-        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method });
+        const era = state().info.protocolVersion;
+        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method, ...(era ? { agentEra: era } : {}) });
         return { stamp: ex, handle: (m) => void this.serve(agentSession, ex, m) };
       },
       notification: (msg) => {

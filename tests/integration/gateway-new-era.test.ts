@@ -127,7 +127,7 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
     expect(agent).toMatchObject({ transport: 'streamable-http', clientName: 'gatehouse-test', clientVersion: '1' });
     // Both calls are exchanges of the same table; the new-era one says its era.
     const exchanges = launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_simple_text');
-    expect(exchanges.map((e) => e.agentEra ?? 'old')).toEqual(expect.arrayContaining(['old', V]));
+    expect(exchanges.map((e) => e.agentEra)).toEqual(expect.arrayContaining(['2025-11-25', V]));
     await client.close();
   });
 
