@@ -100,4 +100,20 @@ describe('stdio gateway: MCP 2026-07-28 beside 2025-11-25 on one stream', () => 
     expect(changed.message.params).toEqual({ _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } });
     expect(peer.garbage).toEqual([]);
   });
+
+  it('replaces resources/subscribe with a listen stream: the gateway subscribes upstream and tags the updates', async () => {
+    const uri = 'test://watched-resource';
+    peer.send({ jsonrpc: '2.0', id: 'sub-2', method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: [uri] }, _meta: meta({}) } });
+    const ack = await peer.waitFor((f) => f.message.method === 'notifications/subscriptions/acknowledged' && (f.message.params as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/subscriptionId'] === 'sub-2', 'the acknowledgement');
+    expect(ack.message.params).toMatchObject({ notifications: { resourceSubscriptions: [uri] } });
+    // The upstream subscription is made as the stream opens; touch until the server says it is subscribed.
+    for (let i = 0; ; i++) {
+      const r = await peer.request(`touch-${i}`, 'tools/call', { name: 'conf.test_touch_watched_resource', arguments: {}, _meta: meta() });
+      if (JSON.stringify(r.message.result).includes('updated')) break;
+      if (i > 50) throw new Error('the gateway never subscribed upstream');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const updated = await peer.waitFor((f) => f.message.method === 'notifications/resources/updated' && (f.message.params as { _meta?: object })._meta !== undefined, 'the update on the listen stream');
+    expect(updated.message.params).toEqual({ uri, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-2' } });
+  });
 });
