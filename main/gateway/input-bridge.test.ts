@@ -29,6 +29,16 @@ describe('InputBridge', () => {
     await expect(bridge.resume(state, {}, ctx)).rejects.toBeInstanceOf(RequestStateError);
   });
 
+  it("keeps a new-era server's own key when the upstream side passes it (inputKey)", async () => {
+    const { bridge, ex, ctx } = setup();
+    const session = () => bridge.routedSession(ex, 'elicitation')!;
+    const r = await bridge.start(ex, ctx, async () => {
+      const reply = await session().channel.request('elicitation/create', { message: 'name?' }, { stamp: ex, inputKey: 'user_name' } as never);
+      return { reply } as Record<string, unknown>;
+    });
+    expect(r).toMatchObject({ result: { inputRequests: { user_name: { method: 'elicitation/create' } } } });
+  });
+
   it('answers -32021 when the agent lacks the capability, and declines when the hold expires', async () => {
     const s = setup(50);
     const noCaps = { ...s.ctx, capabilities: {} };

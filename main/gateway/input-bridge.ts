@@ -179,7 +179,7 @@ export class InputBridge {
         return { error: { code: MISSING_CLIENT_CAPABILITY, message: `the agent did not declare the ${capability} capability` } };
       });
     }
-    return this.sessionFor(parent.id, (method, params, signal) => this.ask(hold, method, params, signal));
+    return this.sessionFor(parent.id, (method, params, signal, inputKey) => this.ask(hold, method, params, signal, inputKey));
   }
 
   /** Releases every held call (the gateway stops): the servers get declines. */
@@ -191,13 +191,13 @@ export class InputBridge {
 
   private sessionFor(
     id: string,
-    answer: (method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal) => ReturnType<typeof declineFor> | Promise<ReturnType<typeof declineFor>>,
+    answer: (method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal, inputKey?: string) => ReturnType<typeof declineFor> | Promise<ReturnType<typeof declineFor>>,
   ): RoutedSession {
     const channel = {
       request: async (method: string, params: Record<string, unknown> | undefined, options: ChannelRequestOptions, onId?: (id: RequestId) => void): Promise<RpcReply> => {
         const rid = `bridge-${++this.counter}`;
         onId?.(rid);
-        const reply = await answer(method, params, options.signal);
+        const reply = await answer(method, params, options.signal, (options as ChannelRequestOptions & { inputKey?: string }).inputKey);
         return { jsonrpc: '2.0', id: rid, ...reply } as RpcReply;
       },
     };
@@ -205,12 +205,21 @@ export class InputBridge {
     return { id: `bridge:${id}`, server: undefined as never, channel: channel as unknown as ExchangeChannel };
   }
 
-  private ask(hold: Hold, method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<ReturnType<typeof declineFor>> {
+  /**
+   * Queues one question of the held call. `inputKey`: the key a new-era server gave it (the
+   * upstream side passes it through, so the agent sees the server's own name); otherwise the
+   * bridge names it by its method.
+   */
+  private ask(hold: Hold, method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal, inputKey?: string): Promise<ReturnType<typeof declineFor>> {
     if (!this.holds.has(hold.ex.id)) return Promise.resolve(declineFor(method, 'the call is no longer held'));
-    const short = SHORT[method] ?? method.replace(/\W+/g, '_');
-    const n = (hold.keys.get(short) ?? 0) + 1;
-    hold.keys.set(short, n);
-    const key = n === 1 ? short : `${short}_${n}`;
+    let key: string;
+    if (inputKey && !hold.questions.has(inputKey)) key = inputKey;
+    else {
+      const short = SHORT[method] ?? method.replace(/\W+/g, '_');
+      const n = (hold.keys.get(short) ?? 0) + 1;
+      hold.keys.set(short, n);
+      key = n === 1 ? short : `${short}_${n}`;
+    }
     return new Promise((resolve) => {
       const onAbort = () => {
         if (hold.questions.delete(key)) resolve({ error: { code: -32800, message: 'the server cancelled its request' } });
