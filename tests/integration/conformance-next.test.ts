@@ -14,14 +14,13 @@
 //
 // The suite needs Node 22 (tools/conformance/, see scripts/ensure-conformance.mjs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { Host, type Launch } from '../../main/host';
 import { startAuthForwarder, type AuthForwarder } from '../support/auth-forwarder';
-import { loadConformanceSuite, oldEraFixtureServer } from '../support/conformance-suite';
+import { loadConformanceSuite, oldEraFixtureServer, runConformanceServer, type ConformanceCheck } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -73,11 +72,7 @@ policy:
   sampling: allow
 `;
 
-interface Check {
-  id: string;
-  status: string;
-  errorMessage?: string;
-}
+type Check = ConformanceCheck;
 type Outcome = { failures: Check[]; checks: Check[] };
 
 interface Requirements {
@@ -90,31 +85,10 @@ function requirements(revision: string): Requirements {
 }
 
 async function runSuite(url: string, revision: string, outDir: string): Promise<{ results: Map<string, Outcome>; log: string }> {
-  mkdirSync(outDir, { recursive: true });
-  const child = spawn(suite.node!, [suite.cliNext!, 'server', '--url', url, '--requirements', revision, '-o', outDir], {
-    cwd: outDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  let log = '';
-  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), SUITE_TIMEOUT_MS);
-  await new Promise<void>((resolve) => child.on('close', () => resolve()));
-  clearTimeout(timer);
-  writeFileSync(path.join(outDir, 'suite.log'), log);
+  const run = await runConformanceServer(suite, suite.cliNext!, url, ['--requirements', revision], outDir, SUITE_TIMEOUT_MS);
   const results = new Map<string, Outcome>();
-  for (const entry of readdirSync(outDir)) {
-    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
-    if (!m) continue;
-    const file = path.join(outDir, entry, 'checks.json');
-    // A scenario the suite did not finish leaves its folder without checks.json: that is a failure.
-    const checks: Check[] = existsSync(file)
-      ? (JSON.parse(readFileSync(file, 'utf8')) as Check[])
-      : [{ id: 'no-checks-json', status: 'FAILURE', errorMessage: 'the suite wrote no checks.json for this scenario' }];
-    results.set(m[1]!, { checks, failures: checks.filter((c) => c.status === 'FAILURE') });
-  }
-  return { results, log };
+  for (const [scenario, checks] of run.checks) results.set(scenario, { checks, failures: checks.filter((c) => c.status === 'FAILURE') });
+  return { results, log: run.log };
 }
 
 describe.skipIf(skip)('the MCP conformance suite 0.2.0-alpha.12, both revisions, through the gateway', () => {

@@ -13,13 +13,12 @@
 // is installed but does not work, it fails instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Host, type Launch } from '../../main/host';
 import { startAuthForwarder, type AuthForwarder } from '../support/auth-forwarder';
-import { loadConformanceSuite } from '../support/conformance-suite';
+import { loadConformanceSuite, runConformanceServer, type ConformanceCheck } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -38,42 +37,22 @@ const KNOWN_GATEWAY_GAPS: Record<string, string> = {};
 type Outcome = { status: 'pass' | 'fail'; warnings: number; errors: string[]; checks: Check[] };
 type Results = Map<string, Outcome>;
 
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string;
-  errorMessage?: string;
-  details?: Record<string, unknown>;
-}
+type Check = ConformanceCheck;
 
 /** Runs every server scenario (suite `all`) against `url`; per-scenario outcome from checks.json. */
 async function runSuite(url: string, outDir: string): Promise<{ results: Results; log: string }> {
-  mkdirSync(outDir, { recursive: true });
-  const child = spawn(suite.node!, [suite.cli!, 'server', '--url', url, '--suite', 'all', '-o', outDir], {
-    cwd: outDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  let log = '';
-  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), SUITE_TIMEOUT_MS);
-  await new Promise<void>((resolve) => child.on('close', () => resolve()));
-  clearTimeout(timer);
-
+  const run = await runConformanceServer(suite, suite.cli!, url, ['--suite', 'all'], outDir, SUITE_TIMEOUT_MS);
   const results: Results = new Map();
-  for (const entry of readdirSync(outDir)) {
-    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
-    if (!m) continue;
-    const checks = JSON.parse(readFileSync(path.join(outDir, entry, 'checks.json'), 'utf8')) as Check[];
+  for (const [scenario, checks] of run.checks) {
     const failures = checks.filter((c) => c.status === 'FAILURE');
-    results.set(m[1]!, {
+    results.set(scenario, {
       status: failures.length === 0 ? 'pass' : 'fail',
       warnings: checks.filter((c) => c.status === 'WARNING').length,
       errors: failures.map((c) => `${c.id}: ${c.errorMessage ?? 'failed'}`),
       checks,
     });
   }
-  return { results, log };
+  return { results, log: run.log };
 }
 
 function cell(scenario: string, o: Outcome | undefined): string {

@@ -2,7 +2,8 @@
 // tools/conformance/ with the Node 22 it needs (scripts/ensure-conformance.mjs installs it from
 // the registry when missing). `skip` is true only when it cannot be had here at all and CI is
 // not set: then a test skips, naming the command to run; installed but broken is a failure.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,4 +40,53 @@ export function loadConformanceSuite(name: string): { suite: ConformanceSuite; s
 export function oldEraFixtureServer(indent = '    '): string {
   const fixture = path.join(ROOT, 'tests/fixtures/conformance/server.mjs');
   return `${indent}command: ${JSON.stringify(process.execPath)}\n${indent}args: [${JSON.stringify(fixture)}]`;
+}
+
+export interface ConformanceCheck {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED' | string;
+  errorMessage?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Runs the suite's `server` command (`cli` with `args`, e.g. `--suite all` or `--requirements
+ * 2026-07-28`) against `url`, killed after `timeoutMs`; returns each scenario's checks from its
+ * checks.json (a scenario folder without one, a run the suite did not finish, is one FAILURE)
+ * and the suite's output, also kept as suite.log in `outDir`.
+ */
+export async function runConformanceServer(
+  suite: ConformanceSuite,
+  cli: string,
+  url: string,
+  args: string[],
+  outDir: string,
+  timeoutMs: number,
+): Promise<{ checks: Map<string, ConformanceCheck[]>; log: string }> {
+  mkdirSync(outDir, { recursive: true });
+  const child = spawn(suite.node!, [cli, 'server', '--url', url, ...args, '-o', outDir], {
+    cwd: outDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  let log = '';
+  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await new Promise<void>((resolve) => child.on('close', () => resolve()));
+  clearTimeout(timer);
+  writeFileSync(path.join(outDir, 'suite.log'), log);
+  const checks = new Map<string, ConformanceCheck[]>();
+  for (const entry of readdirSync(outDir)) {
+    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
+    if (!m) continue;
+    const file = path.join(outDir, entry, 'checks.json');
+    checks.set(
+      m[1]!,
+      existsSync(file)
+        ? (JSON.parse(readFileSync(file, 'utf8')) as ConformanceCheck[])
+        : [{ id: 'no-checks-json', status: 'FAILURE', errorMessage: 'the suite wrote no checks.json for this scenario' }],
+    );
+  }
+  return { checks, log };
 }
