@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { Host, type Launch } from '../../main/host';
 import { startAuthForwarder, type AuthForwarder } from '../support/auth-forwarder';
-import { loadConformanceSuite, oldEraFixtureServer, runConformanceServer, type ConformanceCheck } from '../support/conformance-suite';
+import { conformanceProfile, loadConformanceSuite, oldEraFixtureServer, runConformanceServer, type ConformanceCheck } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -61,16 +61,7 @@ const SETUPS: ConformanceSetup[] = [
   },
 ];
 
-const PROFILE = (name: string, server: string) => `
-name: ${name}
-workspace: ./ws
-servers:
-  conf:
-${server}
-policy:
-  default: allow
-  sampling: allow
-`;
+const PROFILE = conformanceProfile;
 
 type Check = ConformanceCheck;
 type Outcome = { failures: Check[]; checks: Check[] };

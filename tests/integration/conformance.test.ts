@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Host, type Launch } from '../../main/host';
 import { startAuthForwarder, type AuthForwarder } from '../support/auth-forwarder';
-import { loadConformanceSuite, runConformanceServer, type ConformanceCheck } from '../support/conformance-suite';
+import { conformanceProfile, loadConformanceSuite, runConformanceServer, type ConformanceCheck } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -85,16 +85,7 @@ async function startFixtureHttp(): Promise<{ url: string; child: ChildProcess }>
   return { url, child };
 }
 
-const PROFILE = (name: string, server: string) => `
-name: ${name}
-workspace: ./ws
-servers:
-  conf:
-${server}
-policy:
-  default: allow
-  sampling: allow
-`;
+const PROFILE = conformanceProfile;
 
 describe.skipIf(skip)('the official MCP conformance suite (server scenarios)', () => {
   let tmp: ReturnType<typeof tempDir>;

@@ -9,22 +9,14 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Host, type Launch } from '../../main/host';
-import { oldEraFixtureServer } from '../support/conformance-suite';
+import { conformanceProfile, oldEraFixtureServer } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 import { waitFor } from '../support/gateway';
 
 const V = '2026-07-28';
 const ALL_CAPS = { sampling: {}, elicitation: {}, roots: {} };
 
-const PROFILE = (name: string, policy = '  default: allow\n  sampling: allow') => `
-name: ${name}
-workspace: ./ws
-servers:
-  conf:
-${oldEraFixtureServer()}
-policy:
-${policy}
-`;
+const PROFILE = (name: string, policy?: string) => conformanceProfile(name, oldEraFixtureServer(), policy);
 
 interface Reply {
   status: number;

@@ -90,3 +90,8 @@ export async function runConformanceServer(
   }
   return { checks, log };
 }
+
+/** A profile with one server `conf` (its YAML lines under `conf:`) and an allow-all policy (sampling too) unless `policy` says otherwise. */
+export function conformanceProfile(name: string, server: string, policy = '  default: allow\n  sampling: allow'): string {
+  return `\nname: ${name}\nworkspace: ./ws\nservers:\n  conf:\n${server}\npolicy:\n${policy}\n`;
+}
