@@ -41,7 +41,8 @@ import type { ProgressSink } from './call-pipeline';
 /** Lists the gateway aggregates are fresh this long while no server is starting (it announces changes on listen streams). */
 export const LIST_TTL_MS = 30_000;
 
-const FORWARDED = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+/** Requests forwarded to a server, by the capability that offers them (as for old-era sessions). */
+const FORWARDED: Record<string, keyof ServerCapabilities> = { 'tools/call': 'tools', 'prompts/get': 'prompts', 'resources/read': 'resources', 'completion/complete': 'completions' };
 const LISTS: Record<string, keyof ServerCapabilities> = { 'tools/list': 'tools', 'prompts/list': 'prompts', 'resources/list': 'resources', 'resources/templates/list': 'resources' };
 
 export interface NewEraDeps {
@@ -131,7 +132,9 @@ export class NewEraHandler {
       const client = era.clientInfo && typeof era.clientInfo.name === 'string' ? { name: era.clientInfo.name, version: String(era.clientInfo.version ?? '') } : undefined;
       this.deps.agentSeen?.({ id: ctx.agentSession, ...(ctx.terminal ? { terminal: ctx.terminal } : {}), ...(client ? { client } : {}), protocolVersion: era.protocolVersion });
     }
-    if (!FORWARDED.has(msg.method)) return { handle: () => void this.serveOwn(msg, era, channel, ctx).then(answer) };
+    const offeredBy = FORWARDED[msg.method];
+    if (!offeredBy) return { handle: () => void this.serveOwn(msg, era, channel, ctx).then(answer) };
+    if (!this.deps.capabilities()[offeredBy]) return { handle: () => void answer({ error: { code: -32601, message: `Method not found: ${msg.method} (no server of this launch offers ${offeredBy})` } }) };
     const params = (msg.params ?? {}) as Record<string, unknown>;
     if (params.requestState !== undefined) {
       // A retry belongs to the held call its state names; a state that does not open is refused when the handler runs.
