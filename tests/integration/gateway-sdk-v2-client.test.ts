@@ -6,6 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { buildTestBundle } from '../support/build';
+import { pinProfile } from '../support/trust';
 import { Host, type Launch } from '../../main/host';
 import { conformanceProfile, oldEraFixtureServer } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
@@ -65,4 +68,25 @@ describe('the SDK v2 client (auto mode) through the gateway and the input bridge
     expect(r.content).toEqual([{ type: 'text', text: 'Tool with progress executed successfully' }]);
     expect(seen).toEqual([0, 50, 100]);
   });
+});
+
+describe('the SDK v2 client (auto mode) on the stdio gateway', () => {
+  it('negotiates 2026-07-28 on stdio too and gets a bridged elicitation answered', async () => {
+    const bundle = buildTestBundle({ cli: 'main/cli/index.ts' });
+    const tmp = tempDir('gatehouse-sdk-v2-stdio-');
+    const file = writeProfile(tmp.dir, conformanceProfile('sdk-v2-stdio', oldEraFixtureServer()));
+    pinProfile(path.join(tmp.dir, 'data'), file);
+    const client = new Client({ name: 'sdk-v2-stdio', version: '2.4.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } } as never);
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
+    try {
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [bundle.entry('cli'), 'gateway', '--profile', file, '--data-dir', path.join(tmp.dir, 'data'), '--quiet'], cwd: tmp.dir }));
+      expect((client as unknown as { getNegotiatedProtocolVersion(): string }).getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const hello = await client.callTool({ name: 'conf.test_input_required_result_elicitation', arguments: {} });
+      expect(hello.content).toEqual([{ type: 'text', text: 'Hello, Grace!' }]);
+    } finally {
+      await client.close();
+      tmp.cleanup();
+      bundle.cleanup();
+    }
+  }, 120_000);
 });
