@@ -52,6 +52,8 @@ export interface GatewayOptions {
   startGraceMs?: number;
   /** Tool pinning (main/trust/): filters the catalog, explains held tools. */
   trust?: TrustGuard;
+  /** How long a new-era call held for input waits for the agent's retry (default 120 s, GATEHOUSE_INPUT_HOLD_MS; input-bridge.ts). */
+  inputHoldMs?: number;
 }
 
 const DEFAULT_START_GRACE_MS = 5_000;
@@ -124,6 +126,7 @@ export class Gateway extends EventEmitter<Events> {
       upstreamRequest: (id, method, params, signal) => this.lifecycleRequest(id, method, params, signal),
       sessionEvent: (info) => this.emit('agent-session', info),
       settled: () => this.startingServers() === 0,
+      ...(opts.inputHoldMs !== undefined ? { inputHoldMs: opts.inputHoldMs } : {}),
     });
     this.serverRequests = new ServerRequests({
       session: this.session,

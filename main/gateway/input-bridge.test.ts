@@ -62,3 +62,23 @@ describe('InputBridge', () => {
     expect(t.ex.reason).toContain('did not retry');
   });
 });
+
+describe('the hold bound', () => {
+  it('defaults to 120 s, takes GATEHOUSE_INPUT_HOLD_MS, and an explicit option over both', () => {
+    const table = new ExchangeTable();
+    const sealer = new RequestStateSealer();
+    const before = process.env.GATEHOUSE_INPUT_HOLD_MS;
+    try {
+      delete process.env.GATEHOUSE_INPUT_HOLD_MS;
+      expect(new InputBridge({ table, sealer }).holdMs).toBe(120_000);
+      process.env.GATEHOUSE_INPUT_HOLD_MS = '5000';
+      expect(new InputBridge({ table, sealer }).holdMs).toBe(5000);
+      process.env.GATEHOUSE_INPUT_HOLD_MS = 'soon';
+      expect(new InputBridge({ table, sealer }).holdMs).toBe(120_000);
+      expect(new InputBridge({ table, sealer, holdMs: 750 }).holdMs).toBe(750);
+    } finally {
+      if (before === undefined) delete process.env.GATEHOUSE_INPUT_HOLD_MS;
+      else process.env.GATEHOUSE_INPUT_HOLD_MS = before;
+    }
+  });
+});
