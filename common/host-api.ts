@@ -181,6 +181,10 @@ export const ExchangeSchema = z.object({
   latencyMs: z.number().optional(),
   requestBytes: z.number().optional(),
   responseBytes: z.number().optional(),
+  /** The protocol version the agent's request used, for a new-era (2026-07-28) request. */
+  agentEra: z.string().optional(),
+  /** A call held for input (the input bridge): input_required rounds sent. */
+  round: z.number().optional(),
 });
 
 export const StderrLineSchema = z.object({

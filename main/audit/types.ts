@@ -102,6 +102,10 @@ export interface ExchangeRecord {
   latencyMs?: number;
   requestBytes?: number;
   responseBytes?: number;
+  /** The protocol version the agent's request used (a new-era, 2026-07-28, call). */
+  agentEra?: string;
+  /** A call held for input: the input_required rounds sent. */
+  round?: number;
 }
 
 export interface CallRow extends ExchangeRecord {

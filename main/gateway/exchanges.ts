@@ -57,10 +57,18 @@ export interface Exchange extends ExchangeStamp {
   answeredAt?: number;
   requestBytes?: number;
   responseBytes?: number;
+  /** The protocol version the agent's request used (issue 15: a new-era request names it in `_meta`). */
+  agentEra?: string;
+  /** The protocol version the upstream server speaks (set by the upstream side). */
+  upstreamEra?: string;
+  /** For a call held for input (input-bridge.ts): the input_required rounds sent so far. */
+  round?: number;
+  /** The `Mcp-Param-*` headers of the agent's HTTP request, as sent (lower-cased names). */
+  forwardHeaders?: Record<string, string>;
 }
 
 export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
-  Partial<Pick<Exchange, 'agentSession' | 'downstreamId' | 'server' | 'upstreamId' | 'tool' | 'advertised' | 'parent' | 'requestBytes'>> & { id?: string };
+  Partial<Pick<Exchange, 'agentSession' | 'downstreamId' | 'server' | 'upstreamId' | 'tool' | 'advertised' | 'parent' | 'requestBytes' | 'agentEra' | 'forwardHeaders'>> & { id?: string };
 
 type Events = {
   opened: [Exchange];
@@ -133,7 +141,7 @@ export class ExchangeTable extends EventEmitter<Events> {
     return c.signal;
   }
 
-  /** Cancels an open exchange (its pipeline sees the signal abort). */
+  /** Cancels an open exchange (its pipeline sees the signal abort, also when it asks for the signal only later). */
   cancel(ex: Exchange, reason: string): void {
     let c = this.cancellers.get(ex.id);
     // A cancel can come before anyone asked for the signal (the call still waits for a server's
@@ -257,6 +265,8 @@ export function exchangeRecord(ex: Exchange) {
     latencyMs: exchangeLatency(ex),
     requestBytes: ex.requestBytes,
     responseBytes: ex.responseBytes,
+    ...(ex.agentEra !== undefined ? { agentEra: ex.agentEra } : {}),
+    ...(ex.round !== undefined ? { round: ex.round } : {}),
   };
 }
 

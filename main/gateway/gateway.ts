@@ -25,6 +25,7 @@ import { ExchangeTable, type Exchange } from './exchanges';
 import { ServerRequests } from './server-requests';
 import { Sessions, type AgentSessionInfo, type OpenSessionOptions, type OpenedSession } from './session-setup';
 import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
+import type { NewEraHandler } from './new-era-handler';
 import type { TrustGuard } from '../trust/trust-guard';
 
 export { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
@@ -51,6 +52,8 @@ export interface GatewayOptions {
   startGraceMs?: number;
   /** Tool pinning (main/trust/): filters the catalog, explains held tools. */
   trust?: TrustGuard;
+  /** How long a new-era call held for input waits for the agent's retry (default 120 s, GATEHOUSE_INPUT_HOLD_MS; input-bridge.ts). */
+  inputHoldMs?: number;
 }
 
 const DEFAULT_START_GRACE_MS = 5_000;
@@ -122,6 +125,8 @@ export class Gateway extends EventEmitter<Events> {
       firstStarts: () => this.firstStarts(),
       upstreamRequest: (id, method, params, signal) => this.lifecycleRequest(id, method, params, signal),
       sessionEvent: (info) => this.emit('agent-session', info),
+      settled: () => this.startingServers() === 0,
+      ...(opts.inputHoldMs !== undefined ? { inputHoldMs: opts.inputHoldMs } : {}),
     });
     this.serverRequests = new ServerRequests({
       session: this.session,
@@ -234,6 +239,11 @@ export class Gateway extends EventEmitter<Events> {
       if (c.completions) caps.completions = {};
     }
     return caps;
+  }
+
+  /** Stateless MCP 2026-07-28 requests (new-era-handler.ts): HTTP hands them here when they come without a session. */
+  newEra(): NewEraHandler {
+    return this.sessions.newEra;
   }
 
   /** A new downstream session: its SDK Server on an exchange channel, to be connected to a transport. */

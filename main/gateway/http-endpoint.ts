@@ -25,6 +25,8 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import type { Gateway } from './gateway';
+import { isNewEraRequest } from './era';
+import { serveNewEraHttp } from './new-era-http';
 import { answerBodyError, applyConnectionLimits, DEFAULT_HTTP_LIMITS, HttpBodyError, parseRpcBody, readLimitedBody, type HttpLimits } from './http-limits';
 
 export interface HttpEndpointOptions {
@@ -264,6 +266,11 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
       }
       session.lastActive = Date.now();
       return session.transport.handle(req, res, body);
+    }
+    // MCP 2026-07-28 beside 2025-11-25: a request without a session whose version (header, or _meta) is new-era is served statelessly.
+    const headerVersion = req.headers['mcp-protocol-version'];
+    if (isNewEraRequest(req.method === 'POST' ? body : { method: req.method }, typeof headerVersion === 'string' ? headerVersion : undefined)) {
+      return serveNewEraHttp(req, res, body, { handler: opts.gateway.newEra(), tap: opts.tap, redactor: opts.redactor, session: opts.gateway.session, label });
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; the first request must be initialize');

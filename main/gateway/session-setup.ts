@@ -11,7 +11,9 @@ import {
   ListResourceTemplatesRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  LATEST_PROTOCOL_VERSION,
   LoggingLevelSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
@@ -35,6 +37,9 @@ import { CancelledError, type Exchange, type ExchangeTable } from './exchanges';
 import type { RoutedSession, SessionsPort } from './server-requests';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
 import { CAPABILITIES_TOOL, advertisedTools, toAdvertised } from './tool-surface';
+import type { ProgressSink } from './call-pipeline';
+import { isNewEraRequest, isNewEraVersion } from './era';
+import { NewEraHandler } from './new-era-handler';
 
 export interface AgentSessionInfo {
   id: string;
@@ -52,6 +57,8 @@ interface SessionState extends RoutedSession {
   lastActive: number;
   /** Set by logging/setLevel; unset = whatever the servers send. */
   logLevel?: LoggingLevel;
+  /** Run when the session ends (new-era listen streams on this session). */
+  closers: Array<() => void>;
 }
 
 const LOG_SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
@@ -76,6 +83,10 @@ export interface SessionDeps {
   firstStarts(): Promise<void>;
   upstreamRequest(serverId: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
   sessionEvent(info: AgentSessionInfo & { ended?: number }): void;
+  /** Whether every server is past its first start (new-era list results are cacheable then). */
+  settled?(): boolean;
+  /** How long a new-era call held for input waits for the agent's retry (input-bridge.ts). */
+  inputHoldMs?: number;
 }
 
 export interface OpenSessionOptions {
@@ -95,8 +106,24 @@ export interface OpenedSession {
 
 export class Sessions implements SessionsPort {
   private readonly sessions = new Map<string, SessionState>();
+  /** Stateless MCP 2026-07-28 requests, on any session's channel and on HTTP without one. */
+  readonly newEra: NewEraHandler;
 
-  constructor(private readonly deps: SessionDeps) {}
+  constructor(private readonly deps: SessionDeps) {
+    this.newEra = new NewEraHandler({
+      session: deps.session,
+      profileName: deps.profile.name,
+      table: deps.table,
+      catalog: deps.catalog,
+      capabilities: () => deps.capabilities(),
+      firstStarts: () => deps.firstStarts(),
+      settled: () => deps.settled?.() ?? true,
+      runForwarded: (ex, method, params, progress) => this.runForwarded(ex, method, params, progress),
+      upstreamRequest: (id, method, params) => deps.upstreamRequest(id, method, params),
+      agentSeen: (a) => deps.sessionEvent({ id: a.id, transport: 'streamable-http', startedAt: Date.now(), protocolVersion: a.protocolVersion, ...(a.terminal ? { terminal: a.terminal } : {}), ...(a.client ? { client: a.client } : {}) }),
+      holdMs: deps.inputHoldMs,
+    });
+  }
 
   list(): AgentSessionInfo[] {
     return [...this.sessions.values()].map((s) => s.info);
@@ -117,12 +144,12 @@ export class Sessions implements SessionsPort {
         instructions: `Gatehouse gateway for workspace profile '${this.deps.profile.name}'. Call ${toAdvertised(CAPABILITIES_TOOL)} to see which tools are callable, need approval, or are unavailable.`,
       },
     );
-    const channel = new ExchangeChannel({
+    const channel: ExchangeChannel = new ExchangeChannel({
       tap: opts.tap,
       meta: { session: this.deps.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
       redactor: opts.redactor,
       observed: opts.observed,
-      routes: this.routes(agentSession, capabilities),
+      routes: this.routes(agentSession, capabilities, () => channel, () => state),
     });
     const state: SessionState = {
       id: agentSession,
@@ -131,6 +158,7 @@ export class Sessions implements SessionsPort {
       channel,
       subscriptions: new Set(),
       lastActive: Date.now(),
+      closers: [],
     };
     this.sessions.set(agentSession, state);
     server.oninitialized = () => {
@@ -139,6 +167,7 @@ export class Sessions implements SessionsPort {
     };
     server.onclose = () => {
       this.sessions.delete(agentSession);
+      for (const fn of state.closers.splice(0)) fn();
       this.deps.broker.clearSession(agentSession);
       // Calls still in flight for a session that is gone are cancelled (upstream is told).
       for (const ex of this.deps.table.openExchanges()) if (ex.agentSession === agentSession && ex.kind === 'call') this.deps.table.cancel(ex, 'the agent session closed');
@@ -157,13 +186,24 @@ export class Sessions implements SessionsPort {
   }
 
   /** What the session's channel takes off the wire: forwarded requests and cancellations of them. */
-  private routes(agentSession: string, capabilities: ServerCapabilities): ChannelRoutes {
+  private routes(agentSession: string, capabilities: ServerCapabilities, channel: () => ExchangeChannel, state: () => SessionState): ChannelRoutes {
     const { table } = this.deps;
     return {
       request: (msg) => {
+        // Per request, as MCP 2026-07-28 says: one carrying its version in _meta is new-era (stdio, or an HTTP session's stream).
+        if (isNewEraRequest(msg)) {
+          return this.newEra.route(msg, channel(), { caller: agentSession, agentSession, onClosed: (fn) => state().closers.push(fn) });
+        }
+        if (msg.method === 'initialize') {
+          // The version the SDK Server will answer with (it keeps it to itself): the requested one when supported, else its latest.
+          const asked = (msg.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+          state().info.protocolVersion = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+          return undefined;
+        }
         const capability = FORWARDED[msg.method];
         if (!capability || !capabilities[capability]) return undefined;
-        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method });
+        const era = state().info.protocolVersion;
+        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method, ...(era ? { agentEra: era } : {}) });
         return { stamp: ex, handle: (m) => void this.serve(agentSession, ex, m) };
       },
       notification: (msg) => {
@@ -184,7 +224,10 @@ export class Sessions implements SessionsPort {
     state.lastActive = Date.now();
     const params = (msg.params ?? {}) as Record<string, unknown>;
     try {
-      const result = await this.run(state, ex, msg.method, params, msg.id);
+      const result = await this.runForwarded(ex, msg.method, params, (token) => ({
+        token,
+        send: (p) => state.channel.notify('notifications/progress', p, { stamp: ex, relatedRequestId: msg.id }),
+      }));
       await state.channel.respond(msg.id, { result }).catch(() => {});
     } catch (err) {
       if (err instanceof CancelledError) {
@@ -197,14 +240,16 @@ export class Sessions implements SessionsPort {
     }
   }
 
-  private async run(state: SessionState, ex: Exchange, method: string, params: Record<string, unknown>, id: string | number): Promise<Record<string, unknown>> {
+  /** One forwarded request through the call pipeline, for either era; `progress` says where its progress goes. */
+  runForwarded(ex: Exchange, method: string, params: Record<string, unknown>, progress: (token: string | number) => ProgressSink): Promise<Record<string, unknown>> {
+    return this.run(ex, method, params, progress);
+  }
+
+  private async run(ex: Exchange, method: string, params: Record<string, unknown>, progress: (token: string | number) => ProgressSink): Promise<Record<string, unknown>> {
     const { pipeline, catalog } = this.deps;
     switch (method) {
       case 'tools/call':
-        return (await pipeline.toolsCall(ex, params, (token) => ({
-          token,
-          send: (p) => state.channel.notify('notifications/progress', p, { stamp: ex, relatedRequestId: id }),
-        }))) as Record<string, unknown>;
+        return (await pipeline.toolsCall(ex, params, progress)) as Record<string, unknown>;
       case 'prompts/get': {
         const owner = await catalog.promptOwner(String(params.name));
         this.deps.table.update(ex, { tool: `${owner.server}.${owner.name}` });
@@ -285,6 +330,8 @@ export class Sessions implements SessionsPort {
   // ---- SessionsPort: what servers send towards the sessions -----------------------------------
 
   routeFor(parent: Exchange | undefined, capability: keyof ClientCapabilities): RoutedSession | undefined {
+    // A call from a new-era agent: its server's questions go to the input bridge, never to another session.
+    if (parent && isNewEraVersion(parent.agentEra)) return this.newEra.routeFor(parent, capability);
     if (parent?.agentSession) {
       const s = this.sessions.get(parent.agentSession);
       if (s) return s.server.getClientCapabilities()?.[capability] ? s : undefined;
@@ -295,6 +342,7 @@ export class Sessions implements SessionsPort {
 
   log(serverId: string, p: Record<string, unknown> & { level: string; logger?: string }): void {
     const params = { ...p, logger: p.logger ? `${serverId}/${p.logger}` : serverId };
+    this.newEra.log(serverId, params);
     const severity = LOG_SEVERITY.get(p.level) ?? 0;
     for (const s of this.sessions.values()) {
       if (s.logLevel && severity < (LOG_SEVERITY.get(s.logLevel) ?? 0)) continue;
@@ -306,22 +354,28 @@ export class Sessions implements SessionsPort {
     for (const s of this.sessions.values()) {
       if (s.subscriptions.has(params.uri)) void s.server.sendResourceUpdated(params).catch(() => {});
     }
+    this.newEra.notify('resource', params.uri);
   }
 
   resourceListChanged(serverId: string): void {
     void this.deps.catalog.refreshCatalogs(serverId);
     for (const s of this.sessions.values()) void s.server.sendResourceListChanged().catch(() => {});
+    this.newEra.notify('resources');
   }
 
   promptListChanged(): void {
     for (const s of this.sessions.values()) void s.server.sendPromptListChanged().catch(() => {});
+    this.newEra.notify('prompts');
   }
 
   toolListChanged(): void {
     for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => {});
+    this.newEra.notify('tools');
   }
 
   async closeAll(): Promise<void> {
+    for (const id of this.newEra.agents()) this.deps.sessionEvent({ id, transport: 'streamable-http', startedAt: 0, ended: Date.now() });
+    this.newEra.close();
     await Promise.all([...this.sessions.values()].map((s) => s.server.close().catch(() => {})));
     this.sessions.clear();
   }

@@ -29,7 +29,8 @@ export type RpcReply =
 
 /** How an inbound request is routed: its exchange, and `handle` when the gateway answers it (the peer never sees it). */
 export interface InboundRequestRoute {
-  stamp: ExchangeStamp;
+  /** Absent for a request the gateway answers itself that is no exchange (a new-era tools/list). */
+  stamp?: ExchangeStamp;
   handle?: (message: JSONRPCRequest, extra?: MessageExtraInfo) => void;
 }
 
@@ -77,7 +78,7 @@ interface Pending {
 }
 
 interface Served {
-  stamp: ExchangeStamp;
+  stamp?: ExchangeStamp;
   since: number;
   handle?: InboundRequestRoute['handle'];
 }
@@ -235,7 +236,7 @@ export class ExchangeChannel implements Transport {
         if (id !== undefined && id !== null) {
           const route = this.opts.routes?.request?.(message as JSONRPCRequest);
           if (route) {
-            route.stamp.requestBytes = bytes;
+            if (route.stamp) route.stamp.requestBytes = bytes;
             this.remember(this.served, id, { stamp: route.stamp, since: now(), handle: route.handle });
             return this.recorder.message(message, bytes, false, text, route.stamp);
           }
@@ -269,7 +270,7 @@ export class ExchangeChannel implements Transport {
     const s = id !== undefined && id !== null ? this.served.get(id) : undefined;
     if (s) {
       this.served.delete(id!);
-      s.stamp.responseBytes = bytes;
+      if (s.stamp) s.stamp.responseBytes = bytes;
     }
     this.recorder.message(message, bytes, true, text, s?.stamp, s?.since);
   }

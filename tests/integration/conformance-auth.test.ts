@@ -12,6 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadConformanceSuite } from '../support/conformance-suite';
 import { tempDir } from '../support/temp';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,25 +22,7 @@ const SCENARIO_TIMEOUT_MS = 90_000;
 /** The suite's CIMD scenario expects exactly this client_id URL (its test fixture). */
 const SUITE_CIMD_URL = 'https://conformance-test.local/client-metadata.json';
 
-interface Suite {
-  ok: boolean;
-  installed?: boolean;
-  node?: string;
-  cliNext?: string;
-  reason?: string;
-  fix?: string;
-}
-
-const suite: Suite = (() => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/ensure-conformance.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  try {
-    return JSON.parse((r.stdout ?? '').trim().split('\n').pop() ?? '') as Suite;
-  } catch {
-    return { ok: false, reason: `scripts/ensure-conformance.mjs said: ${(r.stderr || r.error?.message || '').trim()}`, fix: 'npm ci --prefix tools/conformance' };
-  }
-})();
-const skip = !suite.ok && suite.installed === false && !process.env.CI;
-if (skip) console.warn(`auth conformance test SKIPPED: ${suite.reason}. To run it: ${suite.fix}`);
+const { suite, skip } = loadConformanceSuite('auth conformance test');
 
 /** The scored client scenarios of a requirement set whose names start with auth/. */
 function scoredAuthScenarios(revision: string): string[] {

@@ -12,42 +12,20 @@
 // cannot be installed here this test skips, naming the command to run; with CI set, or when it
 // is installed but does not work, it fails instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Host, type Launch } from '../../main/host';
 import { startAuthForwarder, type AuthForwarder } from '../support/auth-forwarder';
+import { conformanceProfile, loadConformanceSuite, runConformanceServer, type ConformanceCheck } from '../support/conformance-suite';
 import { tempDir, writeProfile } from '../support/temp';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURE = path.join(ROOT, 'tests/fixtures/conformance/server.mjs');
 const SUITE_TIMEOUT_MS = 150_000;
 
-interface Suite {
-  ok: boolean;
-  /** False when it could not be installed here at all (then, outside CI, the test skips). */
-  installed?: boolean;
-  node?: string;
-  cli?: string;
-  version?: string;
-  reason?: string;
-  fix?: string;
-}
-
-const suite: Suite = (() => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/ensure-conformance.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(line) as Suite;
-  } catch {
-    return { ok: false, reason: `scripts/ensure-conformance.mjs said: ${(r.stderr || r.error?.message || line).trim()}`, fix: 'npm ci --prefix tools/conformance --no-audit --no-fund' };
-  }
-})();
-// Skip only when the suite cannot be had here at all, and never in CI (.ci/run installs it).
-const skip = !suite.ok && suite.installed === false && !process.env.CI;
-if (skip) console.warn(`conformance test SKIPPED: ${suite.reason}. To run it: ${suite.fix}`);
+const { suite, skip } = loadConformanceSuite('conformance test');
 
 /**
  * Scenarios that pass directly but still fail through the gateway for a reason outside the
@@ -59,42 +37,22 @@ const KNOWN_GATEWAY_GAPS: Record<string, string> = {};
 type Outcome = { status: 'pass' | 'fail'; warnings: number; errors: string[]; checks: Check[] };
 type Results = Map<string, Outcome>;
 
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string;
-  errorMessage?: string;
-  details?: Record<string, unknown>;
-}
+type Check = ConformanceCheck;
 
 /** Runs every server scenario (suite `all`) against `url`; per-scenario outcome from checks.json. */
 async function runSuite(url: string, outDir: string): Promise<{ results: Results; log: string }> {
-  mkdirSync(outDir, { recursive: true });
-  const child = spawn(suite.node!, [suite.cli!, 'server', '--url', url, '--suite', 'all', '-o', outDir], {
-    cwd: outDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  let log = '';
-  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), SUITE_TIMEOUT_MS);
-  await new Promise<void>((resolve) => child.on('close', () => resolve()));
-  clearTimeout(timer);
-
+  const run = await runConformanceServer(suite, suite.cli!, url, ['--suite', 'all'], outDir, SUITE_TIMEOUT_MS);
   const results: Results = new Map();
-  for (const entry of readdirSync(outDir)) {
-    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
-    if (!m) continue;
-    const checks = JSON.parse(readFileSync(path.join(outDir, entry, 'checks.json'), 'utf8')) as Check[];
+  for (const [scenario, checks] of run.checks) {
     const failures = checks.filter((c) => c.status === 'FAILURE');
-    results.set(m[1]!, {
+    results.set(scenario, {
       status: failures.length === 0 ? 'pass' : 'fail',
       warnings: checks.filter((c) => c.status === 'WARNING').length,
       errors: failures.map((c) => `${c.id}: ${c.errorMessage ?? 'failed'}`),
       checks,
     });
   }
-  return { results, log };
+  return { results, log: run.log };
 }
 
 function cell(scenario: string, o: Outcome | undefined): string {
@@ -127,16 +85,7 @@ async function startFixtureHttp(): Promise<{ url: string; child: ChildProcess }>
   return { url, child };
 }
 
-const PROFILE = (name: string, server: string) => `
-name: ${name}
-workspace: ./ws
-servers:
-  conf:
-${server}
-policy:
-  default: allow
-  sampling: allow
-`;
+const PROFILE = conformanceProfile;
 
 describe.skipIf(skip)('the official MCP conformance suite (server scenarios)', () => {
   let tmp: ReturnType<typeof tempDir>;
