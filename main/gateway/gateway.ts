@@ -263,7 +263,7 @@ export class Gateway extends EventEmitter<Events> {
 
   private upstream(serverId: string): UpstreamLookup {
     const upstream = this.supervisor?.get(serverId);
-    const port = upstream?.channel;
+    const port = upstream?.port;
     if (!upstream || !port) return { unavailable: this.unavailableReason(serverId, upstream) };
     return { port, timeoutMs: upstream.spec.requestTimeoutMs };
   }
@@ -277,7 +277,7 @@ export class Gateway extends EventEmitter<Events> {
   /** A lifecycle request to a server through its SDK client (subscriptions): not an exchange. */
   private async lifecycleRequest(serverId: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
     const upstream = this.supervisor?.get(serverId);
-    const client = upstream?.client;
+    const client = upstream?.upstreamClient;
     if (!upstream || !client) throw new GatewayError(ErrorCode.InternalError, this.unavailableReason(serverId, upstream));
     try {
       return await client.request({ method, params }, LooseResult, { signal, timeout: upstream.spec.requestTimeoutMs });
@@ -293,7 +293,7 @@ export class Gateway extends EventEmitter<Events> {
       .map((t) => {
         const upstream = this.supervisor?.get(t.server);
         const holds: ToolHold[] = [];
-        if (!upstream?.client) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
+        if (!upstream?.upstreamClient) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
         return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds };
       });
     tools.push(...(this.trust?.heldCapabilities() ?? []));

@@ -272,7 +272,7 @@ export class Sessions implements SessionsPort {
 
   /** Sets an upstream server's log level to the lowest any session asked for (none asked: nothing to set). */
   async applyLogLevel(server: ManagedServer): Promise<void> {
-    const client = server.client;
+    const client = server.upstreamClient;
     if (!client?.getServerCapabilities()?.logging) return;
     let lowest: LoggingLevel | undefined;
     for (const s of this.sessions.values()) {

@@ -3,11 +3,11 @@
 // server's OAuth client when it has one. Kept apart from managed-server.ts, which supervises.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerSpec } from '../profiles/types';
 import type { UpstreamOAuth } from '../auth/upstream-oauth';
+import type { UpstreamClient } from './types';
 
 /** How often a ready HTTP upstream is pinged, and how long the ping may take. */
 export const HTTP_HEARTBEAT_MS = 15_000;
@@ -94,6 +94,6 @@ export class HttpLiveness {
 }
 
 /** The ping an HttpLiveness uses for an SDK client. */
-export function pingClient(client: Client): () => Promise<unknown> {
+export function pingClient(client: UpstreamClient): () => Promise<unknown> {
   return () => client.ping({ timeout: HTTP_PING_TIMEOUT_MS });
 }

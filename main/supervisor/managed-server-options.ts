@@ -5,6 +5,7 @@ import type { Redactor } from '../secrets/redactor';
 import type { UpstreamOAuth } from '../auth/upstream-oauth';
 import type { StderrBus, TrafficTap } from '../protocol/traffic-tap';
 import type { ChannelRoutes } from '../protocol/exchange-channel';
+import type { UpstreamEras } from './upstream-era';
 
 export interface ManagedServerOptions {
   spec: ServerSpec;
@@ -37,6 +38,8 @@ export interface ManagedServerOptions {
   /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
   stdinGraceMs?: number;
   termGraceMs?: number;
+  /** Each server's protocol era, remembered across starts (upstream-era.ts); without it every HTTP server is old-era. */
+  eras?: UpstreamEras;
   /** Launch consent (main/trust/): a reason means "do not start", shown as the stopped reason. */
   startGate?: (spec: ServerSpec) => string | undefined;
 }

@@ -2,7 +2,7 @@
 // upstream) with its SDK client, its state machine, restarts with backoff, and shutdown that
 // follows the MCP lifecycle. Modelled on ToolHive Studio's manager (see STYLE.md): SIGTERM
 // then a timed SIGKILL whose timer is cleared on exit, exit events from an old child ignored.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -12,20 +12,24 @@ import {
   ToolListChangedNotificationSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerSpec } from '../profiles/types';
+import type { HttpServerSpec, ServerSpec } from '../profiles/types';
 import type { TapMeta } from '../protocol/traffic-tap';
 import { ExchangeChannel } from '../protocol/exchange-channel';
 import { quoteArg } from './quote-arg';
 import { CommandNotFoundError } from './shell-path';
-import { describeExit, resolveRunCommand, watchChild } from './run-command';
+import { spawnServerChild } from './run-command';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import { HttpLiveness, openHttpTransport, pingClient } from './http-upstream';
 import { StdoutFaults } from './stdout-faults';
 import { backoffDelay, StartupTimeoutError, waitGroupGone, withTimeout } from './run-timing';
-import type { ExitInfo, ServerState, ServerStatus } from './types';
+import type { ExitInfo, ServerEraInfo, ServerState, ServerStatus, UpstreamClient } from './types';
+import type { NewEraPort } from './new-era-client';
+import { openNewEraRun } from './new-era-run';
+import { initializeVersion } from './upstream-era';
+import type { UpstreamEras } from './upstream-era';
 import type { ManagedServerOptions, RunInfo } from './managed-server-options';
 import { listAllTools } from './tool-list';
-import { isPermanentSandboxError, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { summarizeSandbox } from '../sandbox/types';
 import { signalSandboxedGroup } from '../sandbox/signal-tree';
 import { EXIT_STDERR_LINES, ExitHistory } from './exit-history';
@@ -58,7 +62,13 @@ export class ManagedServer extends EventEmitter<Events> {
   private attempt = 0;
   private child: ChildProcess | undefined;
   private pgid: number | undefined;
-  private currentClient: Client | undefined;
+  /** The run's client as the gateway uses it (SDK v1 for an old-era server, v2 for a new one). */
+  private currentClient: UpstreamClient | undefined;
+  /** The SDK v1 client of an old-era run. */
+  private currentV1: Client | undefined;
+  /** A new-era run's port (the channel, with the `_meta` envelope and forwarded headers). */
+  private currentPort: NewEraPort | undefined;
+  private eraInfo: ServerEraInfo | undefined;
   private currentChannel: ExchangeChannel | undefined;
   private currentRun: RunInfo | undefined;
   private startedAt: number | undefined;
@@ -85,9 +95,19 @@ export class ManagedServer extends EventEmitter<Events> {
     opts.oauth?.on('status', () => this.emitStatus());
   }
 
-  /** The SDK client of the current run, only while the server is ready. */
+  /** The SDK v1 client of the current run, only while an old-era server is ready. */
   get client(): Client | undefined {
+    return this.state === 'ready' ? this.currentV1 : undefined;
+  }
+
+  /** The run's client whichever era it speaks, only while the server is ready. */
+  get upstreamClient(): UpstreamClient | undefined {
     return this.state === 'ready' ? this.currentClient : undefined;
+  }
+
+  /** Where the gateway forwards calls, only while the server is ready (a new-era run adds its envelope). */
+  get port(): NewEraPort | ExchangeChannel | undefined {
+    return this.state === 'ready' ? (this.currentPort ?? this.currentChannel) : undefined;
   }
 
   /**
@@ -124,6 +144,7 @@ export class ManagedServer extends EventEmitter<Events> {
       protocolFaults: this.protocolFaults,
       serverInfo: this.state === 'ready' ? client?.getServerVersion() : undefined,
       protocolVersion: this.state === 'ready' ? this.protocolVersion : undefined,
+      era: this.state === 'ready' ? this.eraInfo : undefined,
       capabilities: this.state === 'ready' ? client?.getServerCapabilities() : undefined,
       toolCount: this.state === 'ready' ? this.toolList.length : undefined,
       instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
@@ -214,45 +235,32 @@ export class ManagedServer extends EventEmitter<Events> {
     this.readyAt = undefined;
     this.nextRestartAt = undefined;
     this.protocolVersion = undefined;
+    this.eraInfo = undefined;
     // A run that fails before it spawns must not report the previous run's info as its own.
     this.currentRun = undefined;
     this.setState('starting', this.run === 1 ? 'launching' : `restart ${this.attempt} of ${this.spec.restart.maxRestarts}`);
-    let client: Client;
+    let client: UpstreamClient;
     try {
-      const channel = new ExchangeChannel({
-        tap: this.opts.tap,
-        meta: this.tapMeta(),
-        redactor: this.opts.redactor,
-        observed: this.spec.kind !== 'http',
-        routes: this.opts.channelRoutes?.(this.id),
-        // The SDK would say a bare "Connection closed": say which server went away.
-        closedMessage: () =>
-          `server '${this.id}' went away while this request was in flight (${this.faults.unsyncReason ?? (this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout')}); the request was not retried`,
-      });
-      const transport = channel.attach(this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run, channel));
+      const newEra = this.spec.kind === 'http' && this.opts.eras ? await this.openNewEra(run, this.spec, this.opts.eras) : undefined;
       if (run !== this.run) return;
-      this.currentChannel = channel;
-      client = this.opts.clientFactory?.(this.id) ?? new Client({ name: 'gatehouse', version: '0.1.0' }, { capabilities: {} });
-      this.currentClient = client;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        if (run === this.run) void this.refreshTools(client, run);
-      });
-      client.onclose = () => this.onConnectionClosed(run);
-      if (this.spec.kind === 'http') {
-        // An HTTP upstream has no process whose exit we would see: a dead server only shows
-        // up as transport errors (the SSE stream drops) or failed requests. Check liveness
-        // then, and on a slow heartbeat (http-upstream.ts).
-        const liveness = new HttpLiveness(pingClient(client), (why) => {
-          if (run === this.run && !this.runEnded.has(run) && !this.stopping) this.endRun(run, { code: null, signal: null, reason: why });
+      if (newEra) {
+        client = newEra;
+      } else {
+        const channel = this.makeChannel();
+        const transport = channel.attach(this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run, channel));
+        if (run !== this.run) return;
+        this.currentChannel = channel;
+        const v1 = this.opts.clientFactory?.(this.id) ?? new Client({ name: 'gatehouse', version: '0.1.0' }, { capabilities: {} });
+        this.currentV1 = v1;
+        this.currentClient = client = v1;
+        v1.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          if (run === this.run) void this.refreshTools(v1, run);
         });
-        this.liveness = liveness;
-        const onerror = transport.onerror;
-        transport.onerror = (error) => {
-          onerror?.(error);
-          if (this.state === 'ready' && run === this.run && !this.runEnded.has(run) && !this.stopping) void liveness.check();
-        };
+        v1.onclose = () => this.onConnectionClosed(run);
+        if (this.spec.kind === 'http') this.watchHttp(run, v1, transport);
+        await withTimeout(v1.connect(transport), this.spec.startupTimeoutMs, `initialize did not answer within ${this.spec.startupTimeoutMs / 1000}s`);
+        this.learnOldEra(transport);
       }
-      await withTimeout(client.connect(transport), this.spec.startupTimeoutMs, `initialize did not answer within ${this.spec.startupTimeoutMs / 1000}s`);
     } catch (err) {
       if (run !== this.run) return;
       this.onStartFailure(run, err);
@@ -268,43 +276,80 @@ export class ManagedServer extends EventEmitter<Events> {
     this.settleWaiters();
   }
 
+  private makeChannel(): ExchangeChannel {
+    return new ExchangeChannel({
+      tap: this.opts.tap,
+      meta: this.tapMeta(),
+      redactor: this.opts.redactor,
+      observed: this.spec.kind !== 'http',
+      routes: this.opts.channelRoutes?.(this.id),
+      // The SDK would say a bare "Connection closed": say which server went away.
+      closedMessage: () =>
+        `server '${this.id}' went away while this request was in flight (${this.faults.unsyncReason ?? (this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout')}); the request was not retried`,
+    });
+  }
+
+  /** An HTTP upstream that speaks the new era (new-era-run.ts): its v2 client, or undefined for the old era. */
+  private async openNewEra(run: number, spec: HttpServerSpec, eras: UpstreamEras): Promise<UpstreamClient | undefined> {
+    let refresh = (): void => {};
+    const res = await openNewEraRun({ id: this.id, spec, eras, channel: () => this.makeChannel(), log: (l) => run === this.run && this.appendStderr(run, l), onToolsChanged: () => refresh() });
+    if ('old' in res || run !== this.run) {
+      if ('old' in res) this.eraInfo = { era: 'old', how: res.old === 'not-probed' ? 'handshake' : res.old };
+      else void res.client.close().catch(() => {});
+      return undefined;
+    }
+    this.currentRun = { run, command: spec.url, startedAt: this.startedAt ?? Date.now() };
+    this.emit('run-started', this.currentRun);
+    this.currentChannel = res.channel;
+    this.currentPort = res.port;
+    this.currentClient = res.client;
+    this.protocolVersion = res.version;
+    this.eraInfo = res.era;
+    refresh = () => run === this.run && void this.refreshTools(res.client, run);
+    res.onClosed(() => this.onConnectionClosed(run));
+    this.watchHttp(run, res.client, res.channel);
+    return res.client;
+  }
+
+  /** An old-era run's era: from its `initialize` answer, remembered (a stdio server is never probed). */
+  private learnOldEra(transport: Transport): void {
+    this.protocolVersion ??= (transport as { protocolVersion?: string }).protocolVersion;
+    this.eraInfo ??= { era: 'old', how: 'handshake' };
+    const target = this.spec.kind === 'http' ? this.spec.url : this.describeCommand();
+    if (this.protocolVersion) this.opts.eras?.remember(this.id, { era: 'old', version: this.protocolVersion, target });
+  }
+
+  /**
+   * An HTTP upstream has no process whose exit we would see: a dead server only shows up as
+   * transport errors (the SSE stream drops) or failed requests. Check liveness then, and on a
+   * slow heartbeat (http-upstream.ts).
+   */
+  private watchHttp(run: number, client: UpstreamClient, transport: Transport | ExchangeChannel): void {
+    const liveness = new HttpLiveness(pingClient(client), (why) => {
+      if (run === this.run && !this.runEnded.has(run) && !this.stopping) this.endRun(run, { code: null, signal: null, reason: why });
+    });
+    this.liveness = liveness;
+    const onerror = transport.onerror;
+    transport.onerror = (error) => {
+      onerror?.(error);
+      if (this.state === 'ready' && run === this.run && !this.runEnded.has(run) && !this.stopping) void liveness.check();
+    };
+  }
+
   private spawnChild(run: number, channel: ExchangeChannel): Transport {
     const spec = this.spec;
     if (spec.kind === 'http') throw new Error('unreachable');
-    const { command, args, cwd, env } = resolveRunCommand(spec, this.opts);
-    // The OS sandbox (main/sandbox/): throws, and the start fails for good, when it cannot be had.
-    const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: this.opts.workspace, dataDir: this.opts.dataDir, hostEnv: this.opts.hostEnv, searchPath: this.opts.searchPath, log: (line) => this.appendStderr(run, `[gatehouse] ${line}`) });
-    this.sandboxRun = boxed;
-    const child = spawn(boxed.command, boxed.args, {
-      cwd,
-      env: boxed.env,
-      stdio: ['pipe', 'pipe', 'pipe', ...boxed.extraFds],
-      // Own process group (setsid): shutdown and the reaper signal -pgid, reaching grandchildren.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-      shell: false,
+    const { child, boxed, runInfo } = spawnServerChild(spec, this.opts, run, this.startedAt, {
+      log: (line) => this.appendStderr(run, line),
+      exited: (reason, code, signal) => this.endRun(run, { code, signal, reason }),
     });
+    this.sandboxRun = boxed;
     this.child = child;
-    const shown = this.opts.redactor.redactString(
-      spec.kind === 'builtin' ? this.describeCommand() : [spec.command, ...args].map(quoteArg).join(' '),
-    );
-    const runInfo: RunInfo = { run, pid: child.pid, command: shown, cwd, startedAt: this.startedAt ?? Date.now() };
     this.currentRun = runInfo;
     if (child.pid !== undefined) {
       this.pgid = child.pid;
       trackProcessGroup(child.pid);
     }
-    child.once('error', (err) => {
-      // spawn failures (EACCES, ENOENT after our own check) arrive here, before or instead of 'exit'.
-      this.appendStderr(run, `[gatehouse] spawn failed: ${err.message}`);
-      this.endRun(run, { code: null, signal: null, reason: `spawn failed: ${err.message}` });
-    });
-    watchChild(
-      child,
-      this.opts.redactor,
-      (line) => this.appendStderr(run, line),
-      (code, signal) => this.endRun(run, { code, signal, reason: describeExit(code, signal) }),
-    );
     this.emit('run-started', runInfo);
 
     this.heardFromRun = false;
@@ -324,7 +369,7 @@ export class ManagedServer extends EventEmitter<Events> {
         log: (line) => run === this.run && this.appendStderr(run, line),
         inbound: (msg) => {
           this.heardFromRun = true;
-          this.captureProtocolVersion(msg);
+          this.protocolVersion ??= initializeVersion(msg);
         },
         fault: (reason) => {
           this.heardFromRun = true;
@@ -353,14 +398,7 @@ export class ManagedServer extends EventEmitter<Events> {
     };
   }
 
-  private captureProtocolVersion(msg: unknown): void {
-    const result = (msg as { result?: { protocolVersion?: unknown; capabilities?: unknown } }).result;
-    if (!this.protocolVersion && result && typeof result.protocolVersion === 'string' && result.capabilities) {
-      this.protocolVersion = result.protocolVersion;
-    }
-  }
-
-  private async refreshTools(client: Client, run: number): Promise<void> {
+  private async refreshTools(client: UpstreamClient, run: number): Promise<void> {
     if (!client.getServerCapabilities()?.tools) {
       this.toolList = [];
       return;
@@ -374,6 +412,12 @@ export class ManagedServer extends EventEmitter<Events> {
     } catch (err) {
       if (run !== this.run) return;
       this.appendStderr(run, `[gatehouse] tools/list failed: ${(err as Error).message}`);
+      if (this.eraInfo?.era === 'new' && this.eraInfo.how === 'remembered' && this.state !== 'ready') {
+        // Adopting a remembered discovery costs no round trip, so a server that changed era shows
+        // here, at its first request: forget the verdict and end the run (the restart probes).
+        this.opts.eras?.forget(this.id);
+        this.endRun(run, { code: null, signal: null, reason: 'the remembered new-era discovery no longer matches' });
+      }
     }
   }
 
@@ -487,6 +531,8 @@ export class ManagedServer extends EventEmitter<Events> {
     this.child = undefined;
     const client = this.currentClient;
     this.currentClient = undefined;
+    this.currentV1 = undefined;
+    this.currentPort = undefined;
     this.currentChannel = undefined;
     // Requests in flight fail at once (the SDK rejects them with ConnectionClosed on close).
     void client?.close().catch(() => {});

@@ -1,7 +1,7 @@
 // What one run of a process server executes (the command resolved on the search PATH, a
 // bundled server's entry, the built-in tools server), and how its child is watched: stderr
 // read line by line with secrets redacted, its exit reported once stderr has drained.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import type { BuiltinServerSpec, StdioServerSpec } from '../profiles/types';
 import type { Redactor } from '../secrets/redactor';
@@ -9,6 +9,9 @@ import { LineSplitter } from '../protocol/line-splitter';
 import { buildServerEnv } from './env';
 import { bundledBinEntry } from './bundled-bins';
 import { CommandNotFoundError, resolveCommand } from './shell-path';
+import { quoteArg } from './quote-arg';
+import { spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import type { RunInfo } from './managed-server-options';
 
 /** After a child exits, how long its stderr may take to deliver its last lines. */
 const STDERR_DRAIN_MS = 250;
@@ -86,4 +89,37 @@ export function watchChild(
   });
   // A closed stdin (the server exited) must not surface as an unhandled 'error'.
   child.stdin!.on('error', () => {});
+}
+
+/**
+ * Spawns one run of a process server in its OS sandbox (main/sandbox/: throws, and the start
+ * fails for good, when the sandbox cannot be had), in its own process group (setsid: shutdown
+ * and the reaper signal -pgid, reaching grandchildren), with its stderr and exit watched.
+ */
+export function spawnServerChild(
+  spec: StdioServerSpec | BuiltinServerSpec,
+  opts: { searchPath: string; workspace: string; hostEnv?: NodeJS.ProcessEnv; toolsServerEntry?: string; dataDir?: string; redactor: Redactor },
+  run: number,
+  startedAt: number | undefined,
+  on: { log(line: string): void; exited(reason: string, code: number | null, signal: string | null): void },
+): { child: ChildProcess; boxed: SandboxedRun; runInfo: RunInfo } {
+  const { command, args, cwd, env } = resolveRunCommand(spec, opts);
+  const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, log: (line) => on.log(`[gatehouse] ${line}`) });
+  const child = spawn(boxed.command, boxed.args, {
+    cwd,
+    env: boxed.env,
+    stdio: ['pipe', 'pipe', 'pipe', ...boxed.extraFds],
+    detached: process.platform !== 'win32',
+    windowsHide: true,
+    shell: false,
+  });
+  const shown = spec.kind === 'builtin' ? `gatehouse workspace-tools --workspace ${quoteArg(opts.workspace)}` : [spec.command, ...args].map(quoteArg).join(' ');
+  const runInfo: RunInfo = { run, pid: child.pid, command: opts.redactor.redactString(shown), cwd, startedAt: startedAt ?? Date.now() };
+  child.once('error', (err) => {
+    // spawn failures (EACCES, ENOENT after our own check) arrive here, before or instead of 'exit'.
+    on.log(`[gatehouse] spawn failed: ${err.message}`);
+    on.exited(`spawn failed: ${err.message}`, null, null);
+  });
+  watchChild(child, opts.redactor, on.log, (code, signal) => on.exited(describeExit(code, signal), code, signal));
+  return { child, boxed, runInfo };
 }
