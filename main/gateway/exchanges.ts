@@ -57,6 +57,14 @@ export interface Exchange extends ExchangeStamp {
   answeredAt?: number;
   requestBytes?: number;
   responseBytes?: number;
+  /** The protocol version the agent's request used (old-era sessions: their negotiated version). */
+  agentEra?: string;
+  /** The protocol version the server speaks (set when the call leaves for it). */
+  upstreamEra?: string;
+  /** The input_required round (toward a new-era agent). */
+  round?: number;
+  /** The `Mcp-Param-*` headers of the agent's HTTP request, sent on to a new-era HTTP server. */
+  forwardHeaders?: Record<string, string>;
 }
 
 export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
@@ -188,6 +196,14 @@ export class ExchangeTable extends EventEmitter<Events> {
     const list = this.inflight.get(server) ?? [];
     list.push(ex);
     this.inflight.set(server, list);
+    this.emit('updated', ex);
+  }
+
+  /** A retry leg of the same call (a new-era server's input_required rounds): the new upstream id names it. */
+  resent(ex: Exchange, server: string, upstreamId: RequestId): void {
+    if (ex.upstreamId !== undefined) this.upstream.delete(key(server, ex.upstreamId, 'call'));
+    ex.upstreamId = upstreamId;
+    this.upstream.set(key(server, upstreamId, 'call'), ex);
     this.emit('updated', ex);
   }
 

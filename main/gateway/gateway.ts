@@ -22,6 +22,7 @@ import { CallPipeline, type DecisionEvent, type UpstreamLookup } from './call-pi
 import { Catalog, LooseResult } from './catalog';
 import { GatewayError, passThroughError } from './errors';
 import { ExchangeTable, type Exchange } from './exchanges';
+import { UpstreamInput } from './upstream-input';
 import { ServerRequests } from './server-requests';
 import { Sessions, type AgentSessionInfo, type OpenSessionOptions, type OpenedSession } from './session-setup';
 import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
@@ -110,6 +111,11 @@ export class Gateway extends EventEmitter<Events> {
       capabilitiesReport: () => this.capabilitiesReport() as unknown as Record<string, unknown>,
       decided,
       firstStarts: () => this.firstStarts(),
+      // A new-era server's questions take the one governed path of server→client requests.
+      inputRounds: new UpstreamInput(
+        (serverId, method, params, parent, signal) => this.serverRequests.handle(serverId, method, params, parent, signal),
+        (ex, serverId, id) => this.exchanges.resent(ex, serverId, id),
+      ),
     });
     this.sessions = new Sessions({
       session: this.session,
@@ -265,7 +271,7 @@ export class Gateway extends EventEmitter<Events> {
     const upstream = this.supervisor?.get(serverId);
     const port = upstream?.port;
     if (!upstream || !port) return { unavailable: this.unavailableReason(serverId, upstream) };
-    return { port, timeoutMs: upstream.spec.requestTimeoutMs };
+    return { port, timeoutMs: upstream.spec.requestTimeoutMs, era: upstream.negotiatedVersion };
   }
 
   private unavailableReason(serverId: string, upstream: ManagedServer | undefined): string {

@@ -118,6 +118,11 @@ export class ManagedServer extends EventEmitter<Events> {
     return this.state === 'ready' ? this.currentChannel : undefined;
   }
 
+  /** The protocol version the ready run speaks (the era of its calls). */
+  get negotiatedVersion(): string | undefined {
+    return this.state === 'ready' ? this.protocolVersion : undefined;
+  }
+
   tools(): Tool[] {
     return this.toolList;
   }
