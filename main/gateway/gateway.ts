@@ -286,6 +286,10 @@ export class Gateway extends EventEmitter<Events> {
     const client = upstream?.upstreamClient;
     if (!upstream || !client) throw new GatewayError(ErrorCode.InternalError, this.unavailableReason(serverId, upstream));
     try {
+      // A new-era server has no resources/subscribe: a subscription is a listen stream of its own.
+      const uri = typeof params.uri === 'string' ? params.uri : undefined;
+      if (uri && method === 'resources/subscribe' && client.listenResource) return await client.listenResource(uri).then(() => ({}));
+      if (uri && method === 'resources/unsubscribe' && client.unlistenResource) return await client.unlistenResource(uri).then(() => ({}));
       return await client.request({ method, params }, LooseResult, { signal, timeout: upstream.spec.requestTimeoutMs });
     } catch (err) {
       throw passThroughError(err);
@@ -315,8 +319,8 @@ export class Gateway extends EventEmitter<Events> {
   }
 
   /** How a server's channel routes what arrives beneath its client. */
-  upstreamRoutes(serverId: string): ChannelRoutes {
-    return this.serverRequests.upstreamRoutes(serverId);
+  upstreamRoutes(serverId: string, era?: 'old' | 'new'): ChannelRoutes {
+    return this.serverRequests.upstreamRoutes(serverId, era);
   }
 
   /** Ends every downstream session (their transports close). */

@@ -69,9 +69,20 @@ export interface ServerRequestDeps {
 export class ServerRequests {
   constructor(private readonly deps: ServerRequestDeps) {}
 
-  /** Routes for a server's channel: its requests open exchanges; progress for a gateway token goes to its call. */
-  upstreamRoutes(serverId: string): ChannelRoutes {
-    const { table } = this.deps;
+  /**
+   * Routes for a server's channel: its requests open exchanges; progress for a gateway token goes
+   * to its call. A new-era server's channel has no SDK v1 client beneath it to handle the other
+   * notifications (log messages on a call's stream, list and resource changes on the listen
+   * stream): they are taken here and sent on to the sessions.
+   */
+  upstreamRoutes(serverId: string, era: 'old' | 'new' = 'old'): ChannelRoutes {
+    const { table, sessions } = this.deps;
+    const newEra: Record<string, (params: Record<string, unknown>) => void> = {
+      'notifications/message': (p) => sessions.log(serverId, p as never),
+      'notifications/resources/updated': (p) => sessions.resourceUpdated(p as { uri: string }),
+      'notifications/resources/list_changed': () => sessions.resourceListChanged(serverId),
+      'notifications/prompts/list_changed': () => sessions.promptListChanged(),
+    };
     return {
       request: (msg) => {
         if (!SERVER_REQUESTS.has(msg.method)) return undefined;
@@ -90,6 +101,8 @@ export class ServerRequests {
         return { stamp: ex };
       },
       notification: (msg) => {
+        const relay = era === 'new' ? newEra[msg.method] : undefined;
+        if (relay) return { consume: true, handle: () => relay((msg.params ?? {}) as Record<string, unknown>) };
         if (msg.method !== 'notifications/progress') return undefined;
         const token = (msg.params as { progressToken?: string | number } | undefined)?.progressToken;
         if (token === undefined) return undefined;

@@ -34,7 +34,7 @@ export interface ManagedServerOptions {
    * How the run's channel routes what arrives beneath the SDK client (the gateway's: a
    * server→client request opens an exchange; progress for a gateway token goes to its call).
    */
-  channelRoutes?: (serverId: string) => ChannelRoutes;
+  channelRoutes?: (serverId: string, era?: 'old' | 'new') => ChannelRoutes;
   /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
   stdinGraceMs?: number;
   termGraceMs?: number;

@@ -281,13 +281,13 @@ export class ManagedServer extends EventEmitter<Events> {
     this.settleWaiters();
   }
 
-  private makeChannel(): ExchangeChannel {
+  private makeChannel(era: 'old' | 'new' = 'old'): ExchangeChannel {
     return new ExchangeChannel({
       tap: this.opts.tap,
       meta: this.tapMeta(),
       redactor: this.opts.redactor,
       observed: this.spec.kind !== 'http',
-      routes: this.opts.channelRoutes?.(this.id),
+      routes: this.opts.channelRoutes?.(this.id, era),
       // The SDK would say a bare "Connection closed": say which server went away.
       closedMessage: () =>
         `server '${this.id}' went away while this request was in flight (${this.faults.unsyncReason ?? (this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout')}); the request was not retried`,
@@ -297,7 +297,7 @@ export class ManagedServer extends EventEmitter<Events> {
   /** An HTTP upstream that speaks the new era (new-era-run.ts): its v2 client, or undefined for the old era. */
   private async openNewEra(run: number, spec: HttpServerSpec, eras: UpstreamEras): Promise<UpstreamClient | undefined> {
     let refresh = (): void => {};
-    const res = await openNewEraRun({ id: this.id, spec, eras, channel: () => this.makeChannel(), log: (l) => run === this.run && this.appendStderr(run, l), onToolsChanged: () => refresh() });
+    const res = await openNewEraRun({ id: this.id, spec, eras, channel: () => this.makeChannel('new'), log: (l) => run === this.run && this.appendStderr(run, l), onToolsChanged: () => refresh() });
     if ('old' in res || run !== this.run) {
       if ('old' in res) this.eraInfo = { era: 'old', how: res.old === 'not-probed' ? 'handshake' : res.old };
       else void res.client.close().catch(() => {});

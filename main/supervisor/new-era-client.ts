@@ -10,7 +10,9 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   Client as V2Client,
+  LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
+  type McpSubscription,
   StreamableHTTPClientTransport as V2HttpTransport,
   type DiscoverResult,
   type Transport as V2Transport,
@@ -44,7 +46,14 @@ export async function connectNewEra(
     // The gateway is an intermediary: a server's input_required goes to the gateway's bridge
     // (main/gateway/upstream-input.ts), never to handlers of this client.
     inputRequired: { autoFulfill: false },
-    listChanged: { tools: { onChanged: () => opts.onToolsChanged(), autoRefresh: false } as never },
+    // The list subscription (subscriptions/listen) the client opens asks for all three; tools
+    // refresh the supervisor's list, prompts and resources reach the agents through the
+    // channel's routes (ServerRequests.upstreamRoutes, new era).
+    listChanged: {
+      tools: { onChanged: () => opts.onToolsChanged(), autoRefresh: false },
+      prompts: { onChanged: () => {}, autoRefresh: false },
+      resources: { onChanged: () => {}, autoRefresh: false },
+    } as never,
   });
   const transport = channel as unknown as V2Transport;
   await client.connect(transport, {
@@ -57,10 +66,11 @@ export async function connectNewEra(
     return { era: 'old', version };
   }
   const discover = (client.getDiscoverResult() ?? opts.prior ?? {}) as Record<string, unknown>;
+  const port = new NewEraPort(channel, version);
   return {
     era: 'new',
-    client: new V2ClientAdapter(client),
-    port: new NewEraPort(channel, version),
+    client: new V2ClientAdapter(client, port),
+    port,
     version,
     discover,
     onClosed: (fn) => {
@@ -75,11 +85,12 @@ export function newEraTransport(spec: HttpSpec): V2HttpTransport {
 }
 
 /** The `_meta` envelope every new-era request carries (SEP: stateless requests). */
-export function newEraEnvelope(version: string): Record<string, unknown> {
+export function newEraEnvelope(version: string, logLevel?: string): Record<string, unknown> {
   return {
     [PROTOCOL_VERSION_META_KEY]: version,
     [CLIENT_CAPABILITIES_META_KEY]: GATEWAY_UPSTREAM_CAPABILITIES,
     [CLIENT_INFO_META_KEY]: GATEWAY_CLIENT_INFO,
+    ...(logLevel ? { [LOG_LEVEL_META_KEY]: logLevel } : {}),
   };
 }
 
@@ -90,13 +101,16 @@ export function newEraEnvelope(version: string): Record<string, unknown> {
  * `Mcp-Param-*` headers (the exchange's `forwardHeaders`) sent with the HTTP request.
  */
 export class NewEraPort {
+  /** The lowest level any agent session asked for (sent as `_meta` logLevel on each call). */
+  logLevel: string | undefined;
+
   constructor(
     private readonly channel: ExchangeChannel,
     readonly version: string,
   ) {}
 
   request(method: string, params: Record<string, unknown> | undefined, options: ChannelRequestOptions, onId?: (id: RequestId) => void): Promise<RpcReply> {
-    const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), ...newEraEnvelope(this.version) };
+    const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), ...newEraEnvelope(this.version, this.logLevel) };
     const forward = (options.stamp as { forwardHeaders?: Record<string, string> }).forwardHeaders;
     const headers = forward ? paramHeaders(forward) : undefined;
     return this.channel.request(method, { ...(params ?? {}), _meta: meta }, { ...options, ...(headers ? { headers } : {}) }, onId);
@@ -116,7 +130,29 @@ export function paramHeaders(headers: Record<string, string>): Record<string, st
 
 /** The SDK v2 client seen through the subset of the client API the gateway uses. */
 class V2ClientAdapter implements UpstreamClient {
-  constructor(private readonly client: V2Client) {}
+  private readonly subscriptions = new Map<string, McpSubscription>();
+
+  constructor(
+    private readonly client: V2Client,
+    private readonly port: NewEraPort,
+  ) {}
+
+  setLogLevel(level: string): void {
+    this.port.logLevel = level;
+  }
+
+  /** One listen stream per subscribed resource; its updates come through the channel's routes. */
+  async listenResource(uri: string): Promise<void> {
+    if (this.subscriptions.has(uri)) return;
+    this.subscriptions.set(uri, await this.client.listen({ resourceSubscriptions: [uri] }));
+  }
+
+  async unlistenResource(uri: string): Promise<void> {
+    const sub = this.subscriptions.get(uri);
+    this.subscriptions.delete(uri);
+    await sub?.close();
+  }
+
   request(req: { method: string; params?: Record<string, unknown> }, schema: unknown, options?: { timeout?: number; signal?: AbortSignal }): Promise<never> {
     return this.client.request(req as never, schema as never, options) as Promise<never>;
   }

@@ -22,7 +22,7 @@ export interface SupervisorOptions {
   clientFactory?: (serverId: string) => Client;
   /** The OAuth client of an `auth: oauth` server (main/auth/auth-manager.ts). */
   oauthFor?: (spec: ServerSpec) => UpstreamOAuth | undefined;
-  channelRoutes?: (serverId: string) => ChannelRoutes;
+  channelRoutes?: (serverId: string, era?: 'old' | 'new') => ChannelRoutes;
   stdinGraceMs?: number;
   termGraceMs?: number;
   /** Launch consent, asked before each start (main/trust/trust-guard.ts). */

@@ -70,6 +70,13 @@ export interface UpstreamClient {
   getInstructions(): string | undefined;
   ping(options?: { timeout?: number }): Promise<unknown>;
   close(): Promise<void>;
+  /**
+   * New era only: the log level rides in each request's `_meta` (there is no logging/setLevel),
+   * and a resource subscription is a `subscriptions/listen` stream (there is no resources/subscribe).
+   */
+  setLogLevel?(level: string): void;
+  listenResource?(uri: string): Promise<void>;
+  unlistenResource?(uri: string): Promise<void>;
 }
 
 /** The era a server's run speaks (main/supervisor/upstream-era.ts), shown in the Servers view. */
