@@ -103,6 +103,7 @@ export class ExchangeChannel implements Transport {
   private readonly outStamps = new WeakMap<object, ExchangeStamp>();
   private nextId = 0;
   private closed = false;
+  private negotiated: string | undefined;
 
   constructor(private readonly opts: ExchangeChannelOptions) {
     this.recorder = new HopRecorder(opts.tap, opts.meta, opts.redactor);
@@ -152,7 +153,13 @@ export class ExchangeChannel implements Transport {
   }
 
   setProtocolVersion(version: string): void {
+    this.negotiated = version;
     this.inner?.setProtocolVersion?.(version);
+  }
+
+  /** The protocol version the SDK peer negotiated on this hop (it tells its transport). */
+  get protocolVersion(): string | undefined {
+    return this.negotiated;
   }
 
   /** SDK v2 peers: the inner transport's per-request stream and supported versions, passed through. */
