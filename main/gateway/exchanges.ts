@@ -265,6 +265,8 @@ export function exchangeRecord(ex: Exchange) {
     latencyMs: exchangeLatency(ex),
     requestBytes: ex.requestBytes,
     responseBytes: ex.responseBytes,
+    agentEra: ex.agentEra,
+    upstreamEra: ex.upstreamEra,
   };
 }
 
