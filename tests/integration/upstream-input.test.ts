@@ -1,10 +1,11 @@
 // The reverse bridge's boundaries (issue 15): a new-era server's input_required, seen by an
 // old-era agent through the gateway. The server is real (SDK v2, tests/fixtures/conformance-next/
-// hostile-server.mjs) and misbehaves on purpose: it asks for ever, asks for a method no client
-// answers (its own SDK refuses to send that: main/gateway/upstream-input.test.ts covers it), hands out a requestState. Each test tries to cross one line: the call must end with a
-// clear error (never hang), policy.sampling and the approvals inbox must govern the questions as
-// they govern old-era server requests, the server's requestState must never reach the agent, and
-// of the agent's HTTP headers only `Mcp-Param-*` may go upstream.
+// hostile-server.mjs) and misbehaves on purpose: it asks for ever and hands out a requestState
+// (a method no client answers is refused by its own SDK before it is sent, so
+// main/gateway/upstream-input.test.ts covers that one). Each test tries to cross one line: the
+// call must end with a clear error (never hang), policy.sampling and the approvals inbox must
+// govern the questions as they govern old-era server requests, the server's requestState must
+// never reach the agent, and of the agent's HTTP headers only `Mcp-Param-*` may go upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
