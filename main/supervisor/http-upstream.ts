@@ -69,6 +69,21 @@ export class HttpLiveness {
     private readonly lost: (why: string) => void,
   ) {}
 
+  /**
+   * Watches one run's client: an HTTP upstream has no process whose exit we would see, so a dead
+   * server only shows up as transport errors (the SSE stream drops) or failed requests. A
+   * transport error while `ready()` checks at once; `startHeartbeat` adds the slow ping.
+   */
+  static watch(client: UpstreamClient, transport: { onerror?: (error: Error) => void }, ready: () => boolean, lost: (why: string) => void): HttpLiveness {
+    const liveness = new HttpLiveness(pingClient(client), lost);
+    const onerror = transport.onerror;
+    transport.onerror = (error) => {
+      onerror?.(error);
+      if (ready()) void liveness.check();
+    };
+    return liveness;
+  }
+
   /** The slow heartbeat, from the moment the run is ready. */
   startHeartbeat(): void {
     this.timer = setInterval(() => void this.check(), HTTP_HEARTBEAT_MS);

@@ -19,7 +19,7 @@ import { quoteArg } from './quote-arg';
 import { CommandNotFoundError } from './shell-path';
 import { spawnServerChild } from './run-command';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
-import { HttpLiveness, openHttpTransport, pingClient } from './http-upstream';
+import { HttpLiveness, openHttpTransport } from './http-upstream';
 import { StdoutFaults } from './stdout-faults';
 import { backoffDelay, StartupTimeoutError, waitGroupGone, withTimeout } from './run-timing';
 import type { ExitInfo, ServerEraInfo, ServerState, ServerStatus, UpstreamClient } from './types';
@@ -324,21 +324,10 @@ export class ManagedServer extends EventEmitter<Events> {
     if (this.protocolVersion) this.opts.eras?.remember(this.id, { era: 'old', version: this.protocolVersion, target });
   }
 
-  /**
-   * An HTTP upstream has no process whose exit we would see: a dead server only shows up as
-   * transport errors (the SSE stream drops) or failed requests. Check liveness then, and on a
-   * slow heartbeat (http-upstream.ts).
-   */
+  /** An HTTP upstream's liveness (http-upstream.ts): a failed ping ends this run. */
   private watchHttp(run: number, client: UpstreamClient, transport: Transport | ExchangeChannel): void {
-    const liveness = new HttpLiveness(pingClient(client), (why) => {
-      if (run === this.run && !this.runEnded.has(run) && !this.stopping) this.endRun(run, { code: null, signal: null, reason: why });
-    });
-    this.liveness = liveness;
-    const onerror = transport.onerror;
-    transport.onerror = (error) => {
-      onerror?.(error);
-      if (this.state === 'ready' && run === this.run && !this.runEnded.has(run) && !this.stopping) void liveness.check();
-    };
+    const live = () => run === this.run && !this.runEnded.has(run) && !this.stopping;
+    this.liveness = HttpLiveness.watch(client, transport, () => live() && this.state === 'ready', (why) => live() && this.endRun(run, { code: null, signal: null, reason: why }));
   }
 
   private spawnChild(run: number, channel: ExchangeChannel): Transport {

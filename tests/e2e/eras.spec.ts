@@ -1,23 +1,18 @@
 // Issue 15, in the window: the Servers view shows each server's negotiated era and protocol
 // version (a new-era HTTP server — the SDK v2 fixture — beside an old-era stdio one), and Traffic
 // labels the exchange of a call to the new-era server. Real host, real servers, Chromium.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { test as base } from '@playwright/test';
 import { callFromPage } from './support/page-api';
+import { NEW_ERA_FIXTURE, startFixtureUrl, type FixtureServer } from '../support/fixture-url';
 import { expect, gotoView, launchFromProfiles, openApp, serveForFile, shot } from './support/app';
 
 const profiles: Record<string, string> = {};
-let fixture: ChildProcess | undefined;
+let fixture: FixtureServer | undefined;
 
 // Registered before serveForFile's own beforeAll: the profile names the fixture's URL.
 base.beforeAll(async () => {
-  fixture = spawn(process.execPath, [path.resolve('tests/fixtures/conformance-next/server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: fixture!.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    fixture!.once('exit', (code) => reject(new Error(`new-era fixture exited (${code})`)));
-  });
+  fixture = await startFixtureUrl(NEW_ERA_FIXTURE);
+  const url = fixture.url;
   profiles['eras.yaml'] = `
 name: eras
 workspace: \${scratch}
@@ -30,7 +25,7 @@ policy:
   default: allow
 `;
 });
-base.afterAll(() => void fixture?.kill('SIGTERM'));
+base.afterAll(() => fixture?.stop());
 
 const { test, serve } = serveForFile({ profiles });
 

@@ -12,17 +12,16 @@
 // The set-up is a plain object (era-contract.md): how to start the upstream, and the profile
 // lines that name it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { Host, type Launch } from '../../main/host';
 import type { Exchange } from '../../main/gateway/exchanges';
 import { startAuthForwarder, type AuthForwarder } from '../support/auth-forwarder';
 import { tempDir, writeProfile } from '../support/temp';
+import { loadConformanceSuite } from '../support/conformance-suite';
+import { NEW_ERA_FIXTURE, startFixtureUrl } from '../support/fixture-url';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SUITE_TIMEOUT_MS = 240_000;
 /** LEAD: true once `down` (the gateway serving 2026-07-28 downstream) is merged. */
 const NEW_ERA_DOWNSTREAM = false;
@@ -39,38 +38,15 @@ export interface ConformanceSetup {
 export const NEW_ERA_HTTP_SETUP: ConformanceSetup = {
   name: 'new-era HTTP upstream (SDK v2 fixture)',
   async start() {
-    const fixture = path.join(ROOT, 'tests/fixtures/conformance-next/server.mjs');
-    const child: ChildProcess = spawn(process.execPath, [fixture], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-      child.once('exit', (code) => reject(new Error(`new-era fixture exited (${code}) before listening: ${stderr}`)));
-    });
-    return { server: `    url: ${JSON.stringify(url)}`, direct: url, stop: () => child.kill('SIGTERM') };
+    const fixture = await startFixtureUrl(NEW_ERA_FIXTURE);
+    return { server: `    url: ${JSON.stringify(fixture.url)}`, direct: fixture.url, stop: fixture.stop };
   },
   exceptions: { '2025-11-25': {}, '2026-07-28': {} },
 };
 
-interface Suite {
-  ok: boolean;
-  installed?: boolean;
-  node?: string;
-  cliNext?: string;
-  reason?: string;
-  fix?: string;
-}
-
-const suite: Suite = (() => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/ensure-conformance.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  try {
-    return JSON.parse((r.stdout ?? '').trim().split('\n').pop() ?? '') as Suite;
-  } catch {
-    return { ok: false, reason: `scripts/ensure-conformance.mjs said: ${(r.stderr || r.error?.message || '').trim()}`, fix: 'npm ci --prefix tools/conformance' };
-  }
-})();
-const skip = (!suite.ok || !suite.cliNext) && suite.installed === false && !process.env.CI;
-if (skip) console.warn(`new-era conformance test SKIPPED: ${suite.reason}. To run it: ${suite.fix}`);
+const suite = loadConformanceSuite();
+const skip = suite.skip || (suite.ok && !suite.cliNext);
+if (skip) console.warn(`new-era conformance test SKIPPED: ${suite.reason ?? 'conformance-next is not installed'}. To run it: ${suite.fix ?? 'npm ci --prefix tools/conformance'}`);
 
 interface Run {
   /** Scored scenario → failed checks (empty: passed). */
@@ -167,7 +143,10 @@ describe.skipIf(skip)(`the conformance suite, set-up 2: ${NEW_ERA_HTTP_SETUP.nam
       const failed = failures(run, NEW_ERA_HTTP_SETUP.exceptions['2025-11-25']);
       console.log(`gateway + new-era upstream, 2025-11-25: ${run.scored.size - failed.length}/${run.scored.size} scored pass; not scored: ${run.notScored.join(', ') || 'none'}`);
       expect(run.scored.size, run.log.slice(-3000)).toBeGreaterThanOrEqual(30);
-      expect(failed, run.log.slice(-3000)).toEqual([]);
+      // On a failure, say what the upstream went through meanwhile (restarts, its log).
+      const conf = launch.supervisor.get('conf')!;
+      const upstreamLog = () => `${JSON.stringify(conf.status().exits ?? [])}\n${conf.stderrTail(40).join('\n')}`;
+      expect(failed, `${run.log.slice(-3000)}\n\nupstream 'conf':\n${upstreamLog()}`).toEqual([]);
       // The sampling and elicitation scenarios went through the reverse bridge: each question is
       // a server_request exchange whose parent is the call, and the call spoke the new era upstream.
       const questions = [...closed.values()].filter((e) => e.kind === 'server_request' && e.parent);

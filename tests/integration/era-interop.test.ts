@@ -9,9 +9,7 @@
 // elicitation answer goes back as `inputResponses` through down's bridge.
 // LEAD: after merging `down`, set NEW_ERA_DOWNSTREAM to true: the v2 client must then be modern.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -19,6 +17,7 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@mo
 import { Host, type Launch } from '../../main/host';
 import type { Exchange } from '../../main/gateway/exchanges';
 import { tempDir, writeProfile } from '../support/temp';
+import { startFixtureUrl, type FixtureServer } from '../support/fixture-url';
 import { repoRoot } from '../support/supervisor';
 
 /** LEAD: true once `down` (the gateway serving 2026-07-28 downstream) is merged. */
@@ -26,18 +25,15 @@ const NEW_ERA_DOWNSTREAM = false;
 const TOKEN = 'era-interop-token-0123456789abcdef';
 
 let tmp: ReturnType<typeof tempDir>;
-let fixture: ChildProcess;
+let fixture: FixtureServer;
 let host: Host;
 let launch: Launch;
 const closed = new Map<string, Exchange>();
 
 beforeAll(async () => {
   tmp = tempDir('gatehouse-era-interop-');
-  fixture = spawn(process.execPath, [path.join(repoRoot, 'tests/fixtures/conformance-next/server.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: fixture.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    fixture.once('exit', (code) => reject(new Error(`new-era fixture exited (${code})`)));
-  });
+  fixture = await startFixtureUrl('tests/fixtures/conformance-next/server.mjs');
+  const url = fixture.url;
   const old = path.join(repoRoot, 'tests/fixtures/conformance/server.mjs');
   const profile = writeProfile(
     tmp.dir,
@@ -63,7 +59,7 @@ policy:
 
 afterAll(async () => {
   await host?.shutdown();
-  fixture?.kill('SIGTERM');
+  fixture?.stop();
   tmp?.cleanup();
 });
 

@@ -6,16 +6,15 @@
 // real: the SDK v2 new-era fixture and the SDK v1 conformance fixture, behind a counting proxy
 // that records which methods reached them.
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { Host } from '../../main/host';
 import { UpstreamEras, OLD_ERA_HORIZON_MS } from '../../main/supervisor/upstream-era';
 import { tempDir, writeProfile } from '../support/temp';
-import { profileYaml, repoRoot } from '../support/supervisor';
+import { profileYaml } from '../support/supervisor';
+import { startFixtureUrl } from '../support/fixture-url';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -23,12 +22,9 @@ afterEach(async () => {
 });
 
 async function startFixture(file: string, args: string[]): Promise<string> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, file), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => void child.kill('SIGKILL'));
-  return new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`${file} exited (${code}) before listening`)));
-  });
+  const fixture = await startFixtureUrl(file, args);
+  cleanups.push(() => void fixture.child.kill('SIGKILL'));
+  return fixture.url;
 }
 
 /** A loopback proxy that forwards everything to `target` (its path kept) and records each JSON-RPC method it saw. */

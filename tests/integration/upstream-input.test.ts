@@ -7,9 +7,7 @@
 // govern the questions as they govern old-era server requests, the server's requestState must
 // never reach the agent, and of the agent's HTTP headers only `Mcp-Param-*` may go upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -17,22 +15,19 @@ import { Host, type Launch } from '../../main/host';
 import type { Exchange } from '../../main/gateway/exchanges';
 import { MAX_INPUT_ROUNDS } from '../../main/gateway/upstream-input';
 import { tempDir, writeProfile } from '../support/temp';
-import { repoRoot } from '../support/supervisor';
+import { startFixtureUrl, type FixtureServer } from '../support/fixture-url';
 
 const TOKEN = 'upstream-input-token-0123456789abcdef';
 let tmp: ReturnType<typeof tempDir>;
-let fixture: ChildProcess;
+let fixture: FixtureServer;
 let host: Host;
 let launch: Launch;
 const closed = new Map<string, Exchange>();
 
 beforeAll(async () => {
   tmp = tempDir('gatehouse-upstream-input-');
-  fixture = spawn(process.execPath, [path.join(repoRoot, 'tests/fixtures/conformance-next/hostile-server.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: fixture.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    fixture.once('exit', (code) => reject(new Error(`hostile fixture exited (${code})`)));
-  });
+  fixture = await startFixtureUrl('tests/fixtures/conformance-next/hostile-server.mjs');
+  const url = fixture.url;
   const profile = writeProfile(
     tmp.dir,
     `name: upstream-input
@@ -53,7 +48,7 @@ policy:
 
 afterAll(async () => {
   await host?.shutdown();
-  fixture?.kill('SIGTERM');
+  fixture?.stop();
   tmp?.cleanup();
 });
 
