@@ -118,6 +118,11 @@ export class ManagedServer extends EventEmitter<Events> {
     return this.state === 'ready' ? this.currentChannel : undefined;
   }
 
+  /** An HTTP upstream's liveness check, now (the heartbeat's, without waiting for it). */
+  checkAlive(): Promise<void> {
+    return this.liveness?.check() ?? Promise.resolve();
+  }
+
   /** The protocol version the ready run speaks (the era of its calls). */
   get negotiatedVersion(): string | undefined {
     return this.state === 'ready' ? this.protocolVersion : undefined;

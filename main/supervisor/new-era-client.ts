@@ -165,8 +165,9 @@ class V2ClientAdapter implements UpstreamClient {
   getInstructions() {
     return this.client.getInstructions();
   }
+  /** The new era has no `ping`: liveness asks `server/discover`, which every new-era server must answer. */
   ping(options?: { timeout?: number }) {
-    return this.client.ping(options);
+    return this.client.discover(options);
   }
   close() {
     return this.client.close();

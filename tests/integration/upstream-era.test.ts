@@ -97,6 +97,14 @@ describe('upstream eras, found once and remembered', () => {
     expect(proxy.methods).not.toContain('server/discover');
     expect(proxy.methods).not.toContain('initialize');
     expect(second.server.tools().map((t) => t.name)).toContain('test_input_required_result_elicitation');
+
+    // The heartbeat of a new-era server: there is no `ping` in 2026-07-28, so liveness asks
+    // server/discover; the run stays up (a ping here ended it after 15 s, caught under load).
+    proxy.methods.length = 0;
+    await second.server.checkAlive();
+    expect(proxy.methods).toContain('server/discover');
+    expect(proxy.methods).not.toContain('ping');
+    expect(second.server.status()).toMatchObject({ state: 'ready', run: 1 });
   });
 
   it('probes an old-era server once, then speaks 2025-11-25 to it without a probe', async () => {
