@@ -29,13 +29,12 @@ import { initializeVersion } from './upstream-era';
 import type { UpstreamEras } from './upstream-era';
 import type { ManagedServerOptions, RunInfo } from './managed-server-options';
 import { listAllTools } from './tool-list';
+import { composeStatus } from './server-status';
 import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
-import { summarizeSandbox } from '../sandbox/types';
 import { signalSandboxedGroup } from '../sandbox/signal-tree';
 import { EXIT_STDERR_LINES, ExitHistory } from './exit-history';
 
 const STDERR_RING = 200;
-const STDERR_TAIL_SHOWN = 20;
 /** A server whose stdout closed gets this long to exit by itself before it is signalled. */
 const EXIT_AFTER_CLOSE_MS = 1000;
 /** How long stop() waits for a SIGKILLed process group to disappear (bounded: zombies). */
@@ -133,34 +132,14 @@ export class ManagedServer extends EventEmitter<Events> {
   }
 
   status(): ServerStatus {
-    const client = this.currentClient;
-    const showTail = this.state === 'failed' || this.state === 'restarting' || this.lastExit !== undefined;
-    return {
-      id: this.id,
-      kind: this.spec.kind,
-      state: this.state,
-      reason: this.reason,
-      run: this.run,
-      restarts: this.restarts,
-      pid: this.child?.pid,
-      command: this.currentRun?.command ?? this.describeCommand(),
-      cwd: this.currentRun?.cwd,
-      startedAt: this.startedAt,
-      readyAt: this.readyAt,
-      nextRestartAt: this.nextRestartAt,
-      lastExit: this.lastExit,
-      exits: this.exits.list(),
-      stderrTail: showTail ? this.stderrRing.slice(-STDERR_TAIL_SHOWN) : [],
-      protocolFaults: this.protocolFaults,
-      serverInfo: this.state === 'ready' ? client?.getServerVersion() : undefined,
-      protocolVersion: this.state === 'ready' ? this.protocolVersion : undefined,
-      era: this.state === 'ready' ? this.eraInfo : undefined,
-      capabilities: this.state === 'ready' ? client?.getServerCapabilities() : undefined,
-      toolCount: this.state === 'ready' ? this.toolList.length : undefined,
-      instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
-      ...(this.opts.oauth ? { auth: this.opts.oauth.status() } : {}),
-      sandbox: this.spec.kind === 'http' ? undefined : summarizeSandbox(this.spec.sandbox),
-    };
+    const ready = this.state === 'ready';
+    return composeStatus({
+      id: this.id, spec: this.spec, state: this.state, reason: this.reason, run: this.run, restarts: this.restarts, pid: this.child?.pid,
+      command: this.currentRun?.command ?? this.describeCommand(), cwd: this.currentRun?.cwd, startedAt: this.startedAt, readyAt: this.readyAt,
+      nextRestartAt: this.nextRestartAt, lastExit: this.lastExit, exits: this.exits.list(), stderrRing: this.stderrRing, protocolFaults: this.protocolFaults,
+      ready: ready ? { client: this.currentClient, protocolVersion: this.protocolVersion, era: this.eraInfo, toolCount: this.toolList.length } : undefined,
+      auth: this.opts.oauth?.status(),
+    });
   }
 
   /** The full stderr ring (redacted), for a late-attaching view. */
@@ -289,7 +268,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private makeChannel(era: 'old' | 'new' = 'old'): ExchangeChannel {
     return new ExchangeChannel({
       tap: this.opts.tap,
-      meta: this.tapMeta(),
+      meta: { session: this.opts.session, server: this.id, inbound: 'server_to_gateway', outbound: 'gateway_to_server' } satisfies TapMeta,
       redactor: this.opts.redactor,
       observed: this.spec.kind !== 'http',
       routes: this.opts.channelRoutes?.(this.id, era),
@@ -386,15 +365,6 @@ export class ManagedServer extends EventEmitter<Events> {
     this.currentRun = { run, command: spec.url, startedAt: this.startedAt ?? Date.now() };
     this.emit('run-started', this.currentRun);
     return openHttpTransport(spec, this.opts.oauth);
-  }
-
-  private tapMeta(): TapMeta {
-    return {
-      session: this.opts.session,
-      server: this.id,
-      inbound: 'server_to_gateway',
-      outbound: 'gateway_to_server',
-    };
   }
 
   private async refreshTools(client: UpstreamClient, run: number): Promise<void> {
