@@ -3,32 +3,20 @@
 import type { ServerSpec } from '../profiles/types';
 import type { AuthStatusInfo } from '../auth/upstream-oauth';
 import { summarizeSandbox } from '../sandbox/types';
-import type { ExitInfo, ExitRecord, ServerEraInfo, ServerState, ServerStatus, UpstreamClient } from './types';
+import type { ExitRecord, ServerEraInfo, ServerStatus, UpstreamClient } from './types';
 
 /** Stderr lines attached to a failed, restarting or exited server's status. */
 const STDERR_TAIL_SHOWN = 20;
 
-export interface StatusSnapshot {
-  id: string;
+/** The supervisor's state as the status needs it: the fields it copies, and what it derives the rest from. */
+export type StatusSnapshot = Pick<ServerStatus, 'id' | 'state' | 'reason' | 'run' | 'restarts' | 'pid' | 'command' | 'cwd' | 'startedAt' | 'readyAt' | 'nextRestartAt' | 'lastExit' | 'protocolFaults'> & {
   spec: ServerSpec;
-  state: ServerState;
-  reason: string;
-  run: number;
-  restarts: number;
-  pid?: number;
-  command: string;
-  cwd?: string;
-  startedAt?: number;
-  readyAt?: number;
-  nextRestartAt?: number;
-  lastExit?: ExitInfo;
   exits: ExitRecord[];
   stderrRing: readonly string[];
-  protocolFaults: number;
   /** Only while the run is ready: what its client learnt. */
   ready?: { client: UpstreamClient | undefined; protocolVersion?: string; era?: ServerEraInfo; toolCount: number };
   auth?: AuthStatusInfo;
-}
+};
 
 export function composeStatus(s: StatusSnapshot): ServerStatus {
   const showTail = s.state === 'failed' || s.state === 'restarting' || s.lastExit !== undefined;
