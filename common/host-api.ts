@@ -96,6 +96,8 @@ export const ServerStatusSchema = z.object({
   protocolFaults: z.number(),
   serverInfo: z.object({ name: z.string(), version: z.string() }).loose().optional(),
   protocolVersion: z.string().optional(),
+  /** The protocol era of the ready run (new: 2026-07-28 and later, stateless), and how it was known. */
+  era: z.object({ era: z.enum(['old', 'new']), how: z.enum(['remembered', 'probed', 'handshake']) }).optional(),
   capabilities: z.record(z.string(), z.unknown()).optional(),
   toolCount: z.number().optional(),
   instructions: z.string().optional(),
@@ -181,8 +183,9 @@ export const ExchangeSchema = z.object({
   latencyMs: z.number().optional(),
   requestBytes: z.number().optional(),
   responseBytes: z.number().optional(),
-  /** The protocol version the agent's request used, for a new-era (2026-07-28) request. */
+  /** The protocol version the agent's request used, and the one the server speaks (Traffic labels the new era). */
   agentEra: z.string().optional(),
+  upstreamEra: z.string().optional(),
   /** A call held for input (the input bridge): input_required rounds sent. */
   round: z.number().optional(),
 });

@@ -232,7 +232,7 @@ export class Host extends EventEmitter<HostEvents> {
       hostEnv: this.env,
       clientFactory: (serverId) => gateway.createUpstreamClient(serverId),
       oauthFor: (spec) => this.auth.providerFor(id, spec, profile.redactor, profile.file),
-      channelRoutes: (serverId) => gateway.upstreamRoutes(serverId),
+      channelRoutes: (serverId, era) => gateway.upstreamRoutes(serverId, era),
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
       startGate: (spec) => trust.startGate(spec),

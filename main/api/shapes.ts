@@ -37,6 +37,7 @@ export function serverStatus(s: ServerStatus): ServerStatusOut {
   if (s.exits?.length) out.exits = s.exits.map((e) => ({ ...e, stderrTail: [...e.stderrTail] }));
   if (s.serverInfo) out.serverInfo = { ...s.serverInfo };
   if (s.protocolVersion !== undefined) out.protocolVersion = s.protocolVersion;
+  if (s.era !== undefined) out.era = { ...s.era };
   if (s.capabilities) out.capabilities = { ...s.capabilities };
   if (s.toolCount !== undefined) out.toolCount = s.toolCount;
   if (s.instructions !== undefined) out.instructions = s.instructions;

@@ -18,6 +18,7 @@ import type { ChannelRequestOptions, RpcReply } from '../protocol/exchange-chann
 import { GatewayError } from './errors';
 import { CancelledError, type Decider, type Exchange, type ExchangeOutcome, type ExchangeTable, type Verdict } from './exchanges';
 import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
+import { isInputRequired, type UpstreamInput } from './upstream-input';
 
 export interface DecisionEvent {
   ts: number;
@@ -44,7 +45,8 @@ export interface UpstreamPort {
   request(method: string, params: Record<string, unknown> | undefined, options: ChannelRequestOptions, onId?: (id: RequestId) => void): Promise<RpcReply>;
 }
 
-export type UpstreamLookup = { port: UpstreamPort; timeoutMs: number } | { unavailable: string };
+/** `era`: the protocol version the server speaks (the exchange's `upstreamEra`). */
+export type UpstreamLookup = { port: UpstreamPort; timeoutMs: number; era?: string } | { unavailable: string };
 
 export interface PipelinePorts {
   session: string;
@@ -63,6 +65,8 @@ export interface PipelinePorts {
   decided(d: DecisionEvent): void;
   /** Resolves once servers on their first start are up (bounded): a name not listed yet may be theirs. */
   firstStarts?(): Promise<void>;
+  /** A new-era server's input_required rounds (upstream-input.ts). */
+  inputRounds?: UpstreamInput;
 }
 
 /** Where a call's progress goes: the calling session's channel (downstream token put back by the caller). */
@@ -243,7 +247,7 @@ export class CallPipeline {
   private async send(
     ex: Exchange,
     serverId: string,
-    upstream: { port: UpstreamPort; timeoutMs: number },
+    upstream: { port: UpstreamPort; timeoutMs: number; era?: string },
     method: string,
     params: Record<string, unknown>,
     meta: Record<string, unknown>,
@@ -270,8 +274,9 @@ export class CallPipeline {
       meta.progressToken = upstreamToken;
     }
     if (Object.keys(meta).length > 0) params._meta = meta;
+    if (upstream.era) table.update(ex, { upstreamEra: upstream.era });
     try {
-      const reply = await upstream.port.request(method, params, { stamp: ex, signal: controller.signal }, (id) =>
+      let reply = await upstream.port.request(method, params, { stamp: ex, signal: controller.signal }, (id) =>
         table.sent(
           ex,
           serverId,
@@ -290,6 +295,7 @@ export class CallPipeline {
             : undefined,
         ),
       );
+      if (this.ports.inputRounds && isInputRequired(reply)) reply = await this.inputRounds(ex, serverId, upstream.port, method, params, reply, controller.signal, arm, () => clearTimeout(timer));
       // Progress already on its way goes out before the result does.
       if (sending.size > 0) await Promise.all(sending);
       if ('error' in reply) {
@@ -311,6 +317,16 @@ export class CallPipeline {
     } finally {
       clearTimeout(timer);
       cancelled.removeEventListener('abort', onCancel);
+    }
+  }
+
+  /** A new-era server asked for input: the rounds run to its final reply (a question that fails closes the call). */
+  private async inputRounds(ex: Exchange, serverId: string, port: UpstreamPort, method: string, params: Record<string, unknown>, first: RpcReply, signal: AbortSignal, rearm: () => void, pause: () => void): Promise<RpcReply> {
+    try {
+      return await this.ports.inputRounds!.run({ ex, serverId, params, first, signal, rearm, pause, resend: (p, onId) => port.request(method, p, { stamp: ex, signal }, onId) });
+    } catch (err) {
+      if (err instanceof GatewayError) this.ports.table.close(ex, ex.decision === 'DENY' ? 'denied' : 'error', { error: oneLine(err.message) });
+      throw err;
     }
   }
 }

@@ -82,11 +82,11 @@ export class Catalog {
   // ---- prompts and resources ----------------------------------------------------------------
 
   readyServers(): ManagedServer[] {
-    return [...(this.supervisor()?.servers.values() ?? [])].filter((s) => s.client);
+    return [...(this.supervisor()?.servers.values() ?? [])].filter((s) => s.upstreamClient);
   }
 
   private async listAll<T>(server: ManagedServer, method: string, key: string): Promise<T[]> {
-    const client = server.client;
+    const client = server.upstreamClient;
     if (!client) return [];
     const out: T[] = [];
     let cursor: string | undefined;
@@ -101,8 +101,8 @@ export class Catalog {
 
   async refreshCatalogs(serverId: string): Promise<void> {
     const server = this.supervisor()?.get(serverId);
-    if (!server?.client) return;
-    const caps = server.client.getServerCapabilities();
+    if (!server?.upstreamClient) return;
+    const caps = server.upstreamClient.getServerCapabilities();
     try {
       if (caps?.resources) {
         const resources = await this.listAll<Resource>(server, 'resources/list', 'resources');
@@ -117,7 +117,7 @@ export class Catalog {
   async listPrompts(): Promise<Prompt[]> {
     const perServer = await Promise.all(
       this.readyServers()
-        .filter((s) => s.client?.getServerCapabilities()?.prompts)
+        .filter((s) => s.upstreamClient?.getServerCapabilities()?.prompts)
         .map(async (s) => ({ id: s.id, prompts: await this.listAll<Prompt>(s, 'prompts/list', 'prompts').catch(() => []) })),
     );
     // Same rule as tools: a prompt keeps its own name when unique, else `<server>_<name>`.
@@ -151,7 +151,7 @@ export class Catalog {
   private async fromResourceServers<T>(method: string, key: string): Promise<Array<{ id: string; items: T[] }>> {
     return Promise.all(
       this.readyServers()
-        .filter((s) => s.client?.getServerCapabilities()?.resources)
+        .filter((s) => s.upstreamClient?.getServerCapabilities()?.resources)
         .map(async (s) => ({ id: s.id, items: await this.listAll<T>(s, method, key).catch(() => [] as T[]) })),
     );
   }

@@ -57,13 +57,13 @@ export interface Exchange extends ExchangeStamp {
   answeredAt?: number;
   requestBytes?: number;
   responseBytes?: number;
-  /** The protocol version the agent's request used (issue 15: a new-era request names it in `_meta`). */
+  /** The protocol version the agent's request used (old-era sessions: their negotiated version). */
   agentEra?: string;
-  /** The protocol version the upstream server speaks (set by the upstream side). */
+  /** The protocol version the server speaks (set when the call leaves for it). */
   upstreamEra?: string;
   /** For a call held for input (input-bridge.ts): the input_required rounds sent so far. */
   round?: number;
-  /** The `Mcp-Param-*` headers of the agent's HTTP request, as sent (lower-cased names). */
+  /** The `Mcp-Param-*` headers of the agent's HTTP request, sent on to a new-era HTTP server. */
   forwardHeaders?: Record<string, string>;
 }
 
@@ -207,6 +207,14 @@ export class ExchangeTable extends EventEmitter<Events> {
     this.emit('updated', ex);
   }
 
+  /** A retry leg of the same call (a new-era server's input_required rounds): the new upstream id names it. */
+  resent(ex: Exchange, server: string, upstreamId: RequestId): void {
+    if (ex.upstreamId !== undefined) this.upstream.delete(key(server, ex.upstreamId, 'call'));
+    ex.upstreamId = upstreamId;
+    this.upstream.set(key(server, upstreamId, 'call'), ex);
+    this.emit('updated', ex);
+  }
+
   /** The exchange is over; its maps forget it. Idempotent: the first outcome stands. */
   close(ex: Exchange, outcome: ExchangeOutcome, patch: Partial<Exchange> = {}): void {
     if (ex.outcome !== undefined) return;
@@ -266,6 +274,7 @@ export function exchangeRecord(ex: Exchange) {
     requestBytes: ex.requestBytes,
     responseBytes: ex.responseBytes,
     ...(ex.agentEra !== undefined ? { agentEra: ex.agentEra } : {}),
+    ...(ex.upstreamEra !== undefined ? { upstreamEra: ex.upstreamEra } : {}),
     ...(ex.round !== undefined ? { round: ex.round } : {}),
   };
 }

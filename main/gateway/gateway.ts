@@ -22,6 +22,7 @@ import { CallPipeline, type DecisionEvent, type UpstreamLookup } from './call-pi
 import { Catalog, LooseResult } from './catalog';
 import { GatewayError, passThroughError } from './errors';
 import { ExchangeTable, type Exchange } from './exchanges';
+import { UpstreamInput } from './upstream-input';
 import { ServerRequests } from './server-requests';
 import { Sessions, type AgentSessionInfo, type OpenSessionOptions, type OpenedSession } from './session-setup';
 import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
@@ -113,6 +114,11 @@ export class Gateway extends EventEmitter<Events> {
       capabilitiesReport: () => this.capabilitiesReport() as unknown as Record<string, unknown>,
       decided,
       firstStarts: () => this.firstStarts(),
+      // A new-era server's questions take the one governed path of server→client requests.
+      inputRounds: new UpstreamInput(
+        (serverId, method, params, parent, signal) => this.serverRequests.handle(serverId, method, params, parent, signal),
+        (ex, serverId, id) => this.exchanges.resent(ex, serverId, id),
+      ),
     });
     this.sessions = new Sessions({
       session: this.session,
@@ -273,9 +279,9 @@ export class Gateway extends EventEmitter<Events> {
 
   private upstream(serverId: string): UpstreamLookup {
     const upstream = this.supervisor?.get(serverId);
-    const port = upstream?.channel;
+    const port = upstream?.port;
     if (!upstream || !port) return { unavailable: this.unavailableReason(serverId, upstream) };
-    return { port, timeoutMs: upstream.spec.requestTimeoutMs };
+    return { port, timeoutMs: upstream.spec.requestTimeoutMs, era: upstream.negotiatedVersion };
   }
 
   private unavailableReason(serverId: string, upstream: ManagedServer | undefined): string {
@@ -287,9 +293,13 @@ export class Gateway extends EventEmitter<Events> {
   /** A lifecycle request to a server through its SDK client (subscriptions): not an exchange. */
   private async lifecycleRequest(serverId: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
     const upstream = this.supervisor?.get(serverId);
-    const client = upstream?.client;
+    const client = upstream?.upstreamClient;
     if (!upstream || !client) throw new GatewayError(ErrorCode.InternalError, this.unavailableReason(serverId, upstream));
     try {
+      // A new-era server has no resources/subscribe: a subscription is a listen stream of its own.
+      const uri = typeof params.uri === 'string' ? params.uri : undefined;
+      if (uri && method === 'resources/subscribe' && client.listenResource) return await client.listenResource(uri).then(() => ({}));
+      if (uri && method === 'resources/unsubscribe' && client.unlistenResource) return await client.unlistenResource(uri).then(() => ({}));
       return await client.request({ method, params }, LooseResult, { signal, timeout: upstream.spec.requestTimeoutMs });
     } catch (err) {
       throw passThroughError(err);
@@ -303,7 +313,7 @@ export class Gateway extends EventEmitter<Events> {
       .map((t) => {
         const upstream = this.supervisor?.get(t.server);
         const holds: ToolHold[] = [];
-        if (!upstream?.client) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
+        if (!upstream?.upstreamClient) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
         return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds };
       });
     tools.push(...(this.trust?.heldCapabilities() ?? []));
@@ -319,8 +329,8 @@ export class Gateway extends EventEmitter<Events> {
   }
 
   /** How a server's channel routes what arrives beneath its client. */
-  upstreamRoutes(serverId: string): ChannelRoutes {
-    return this.serverRequests.upstreamRoutes(serverId);
+  upstreamRoutes(serverId: string, era?: 'old' | 'new'): ChannelRoutes {
+    return this.serverRequests.upstreamRoutes(serverId, era);
   }
 
   /** Ends every downstream session (their transports close). */

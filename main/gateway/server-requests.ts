@@ -69,9 +69,20 @@ export interface ServerRequestDeps {
 export class ServerRequests {
   constructor(private readonly deps: ServerRequestDeps) {}
 
-  /** Routes for a server's channel: its requests open exchanges; progress for a gateway token goes to its call. */
-  upstreamRoutes(serverId: string): ChannelRoutes {
-    const { table } = this.deps;
+  /**
+   * Routes for a server's channel: its requests open exchanges; progress for a gateway token goes
+   * to its call. A new-era server's channel has no SDK v1 client beneath it to handle the other
+   * notifications (log messages on a call's stream, list and resource changes on the listen
+   * stream): they are taken here and sent on to the sessions.
+   */
+  upstreamRoutes(serverId: string, era: 'old' | 'new' = 'old'): ChannelRoutes {
+    const { table, sessions } = this.deps;
+    const newEra: Record<string, (params: Record<string, unknown>) => void> = {
+      'notifications/message': (p) => sessions.log(serverId, p as never),
+      'notifications/resources/updated': (p) => sessions.resourceUpdated(p as { uri: string }),
+      'notifications/resources/list_changed': () => sessions.resourceListChanged(serverId),
+      'notifications/prompts/list_changed': () => sessions.promptListChanged(),
+    };
     return {
       request: (msg) => {
         if (!SERVER_REQUESTS.has(msg.method)) return undefined;
@@ -90,6 +101,8 @@ export class ServerRequests {
         return { stamp: ex };
       },
       notification: (msg) => {
+        const relay = era === 'new' ? newEra[msg.method] : undefined;
+        if (relay) return { consume: true, handle: () => relay((msg.params ?? {}) as Record<string, unknown>) };
         if (msg.method !== 'notifications/progress') return undefined;
         const token = (msg.params as { progressToken?: string | number } | undefined)?.progressToken;
         if (token === undefined) return undefined;
@@ -124,7 +137,7 @@ export class ServerRequests {
   }
 
   /** Sends a server's request on to an agent session, in the stream of the call that caused it. */
-  private async toSession(target: RoutedSession, ex: Exchange, method: string, params: unknown, signal: AbortSignal): Promise<never> {
+  private async toSession(target: RoutedSession, ex: Exchange, method: string, params: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
     const parent = ex.parent ? this.deps.table.get(ex.parent) : undefined;
     const related = parent && parent.agentSession === target.id ? parent.downstreamId : undefined;
     const reply = await target.channel.request(method, params as Record<string, unknown> | undefined, {
@@ -133,7 +146,7 @@ export class ServerRequests {
       ...(related !== undefined ? { relatedRequestId: related } : {}),
     });
     if ('error' in reply) throw new GatewayError(reply.error.code, reply.error.message, reply.error.data);
-    return reply.result as never;
+    return reply.result;
   }
 
   /**
@@ -202,82 +215,126 @@ export class ServerRequests {
     };
   }
 
-  /** The SDK client for one upstream server run, declaring what the gateway can route back. */
-  createUpstreamClient(serverId: string): Client {
+  /**
+   * The governed handling of one server→client request (sampling, elicitation, roots): policy
+   * for sampling, the agent session that made the call (`sessions.routeFor`), else a person in
+   * the approvals inbox. One path for both eras: the SDK client's handlers of an old-era server
+   * call it with the exchange its channel opened for the wire request; the new-era path
+   * (upstream-input.ts) calls it once per entry of a server's `inputRequests`, and it opens the
+   * `server_request` exchange itself, linked to the call (`parent`). Resolves with the result
+   * to give the server; throws a GatewayError (the exchange closed either way).
+   */
+  handle(
+    serverId: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    parent: Exchange | undefined,
+    signal: AbortSignal,
+    opened?: Exchange,
+  ): Promise<Record<string, unknown>> {
+    const ex = opened ?? this.openQuestion(serverId, method, parent);
+    return this.run(ex, () => {
+      if (method === 'sampling/createMessage') return this.sampling(serverId, ex, params, signal);
+      if (method === 'elicitation/create') return this.elicitation(serverId, ex, params, signal);
+      if (method === 'roots/list') return this.roots(ex, signal);
+      return Promise.reject(new GatewayError(ErrorCode.MethodNotFound, `server '${serverId}' asked for '${method}', which a client does not answer (expected sampling/createMessage, elicitation/create or roots/list)`));
+    });
+  }
+
+  /** The exchange of a question that did not come as a wire request (a new-era server's `inputRequests` entry). */
+  private openQuestion(serverId: string, method: string, parent: Exchange | undefined): Exchange {
+    return this.deps.table.openExchange({
+      id: `${parent ? `${parent.id}>` : `${serverId}#`}${method.split('/')[0]}-input-${++serverRequestCounter}`,
+      kind: 'server_request',
+      session: this.deps.session,
+      agentSession: parent?.agentSession,
+      server: serverId,
+      method,
+      tool: method,
+      parent: parent?.id,
+    });
+  }
+
+  private parentOf(ex: Exchange): Exchange | undefined {
+    return ex.parent ? this.deps.table.get(ex.parent) : undefined;
+  }
+
+  private async sampling(serverId: string, ex: Exchange, params: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
     const { table, sessions, broker, policy } = this.deps;
+    const decision = policy.decideSampling(serverId);
+    const base = this.base(serverId, ex, 'sampling/createMessage', params);
+    const parent = this.parentOf(ex);
+    if (decision.decision === 'DENY') {
+      table.decide(ex, 'DENY', 'rule', { rule: decision.rule, reason: decision.reason });
+      this.deps.decided({ ...base, ts: Date.now(), decision: 'DENY', decidedBy: 'rule', outcome: 'denied', reason: decision.reason, rule: decision.rule });
+      throw new GatewayError(ErrorCode.InvalidRequest, `DENY: ${decision.reason}`);
+    }
+    if (!sessions.routeFor(parent, 'sampling')) {
+      // No connected client can sample: a person writes the reply (or declines) in the
+      // approvals inbox. Their answer is the approval an APPROVAL verdict asks for.
+      const res = await this.askPerson('sampling', serverId, ex, base, decision, params, signal);
+      if (res.answered) return res.content as Record<string, unknown>;
+      if (res.how === 'no_approver') {
+        throw new GatewayError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}', and ${res.reason}`);
+      }
+      // MCP 2025-11-25 client/sampling, Error Handling: "User rejected sampling request: -1".
+      throw new GatewayError(SAMPLING_REJECTED_CODE, SAMPLING_REJECTED_MESSAGE, { reason: res.reason });
+    }
+    let decidedBy: 'rule' | 'person' = 'rule';
+    let answeredBy: string | undefined;
+    if (decision.decision === 'APPROVAL') {
+      const answer = await broker.request(
+        { session: this.deps.session, agentSession: parent?.agentSession, exchange: base.exchange, tool: 'sampling/createMessage', server: serverId, args: base.args, reason: decision.reason, rule: decision.rule, kind: 'sampling' },
+        { timeoutMs: this.deps.profile.policy.approvalTimeoutS * 1000, signal },
+      );
+      if (!answer.approved) {
+        const by = answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'person';
+        table.decide(ex, 'APPROVAL', by, { reason: answer.reason, answeredBy: answer.by });
+        this.deps.decided({ ...base, ts: Date.now(), decision: 'APPROVAL', decidedBy: by, outcome: answer.how === 'timeout' ? 'timeout' : 'denied', reason: answer.reason, answeredBy: answer.by });
+        throw new GatewayError(ErrorCode.InvalidRequest, `DENY: ${answer.reason}`);
+      }
+      decidedBy = 'person';
+      answeredBy = answer.by;
+    }
+    table.decide(ex, decision.decision, decidedBy, { rule: decision.rule, reason: decision.reason, answeredBy });
+    this.deps.decided({ ...base, ts: Date.now(), decision: decision.decision, decidedBy, outcome: decision.decision === 'ALLOW' ? 'allowed' : 'approved', reason: decision.reason, rule: decision.rule, answeredBy });
+    const target = sessions.routeFor(parent, 'sampling');
+    if (!target) throw new GatewayError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}'`);
+    return this.toSession(target, ex, 'sampling/createMessage', params, signal);
+  }
+
+  private async elicitation(serverId: string, ex: Exchange, params: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const target = this.deps.sessions.routeFor(this.parentOf(ex), 'elicitation');
+    if (target) return this.toSession(target, ex, 'elicitation/create', params, signal);
+    // Nobody downstream can ask the user: a person answers in the approvals inbox. Declined,
+    // unanswered or nobody to ask: decline (the spec's answer for "not now").
+    const base = this.base(serverId, ex, 'elicitation/create', params);
+    const res = await this.askPerson('elicitation', serverId, ex, base, { decision: 'APPROVAL', reason: 'elicitation needs a person' }, params, signal);
+    if (res.answered) return res.content as Record<string, unknown>;
+    return { action: res.how === 'cancelled' ? 'cancel' : 'decline' };
+  }
+
+  private async roots(ex: Exchange, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const target = this.deps.sessions.routeFor(this.parentOf(ex), 'roots');
+    if (target) return this.toSession(target, ex, 'roots/list', undefined, signal);
+    // No agent roots: the workspace is the one root this profile confines servers to.
+    return { roots: [{ uri: `file://${this.deps.profile.workspace}`, name: `${this.deps.profile.name} workspace` }] };
+  }
+
+  /** The SDK client for one old-era upstream server run, declaring what the gateway can route back. */
+  createUpstreamClient(serverId: string): Client {
+    const { sessions } = this.deps;
     const client = new Client(
       { name: GATEWAY_NAME, version: GATEWAY_VERSION },
       { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
     );
-    client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
-      const ex = this.exchangeOf(serverId, extra.requestId, 'sampling/createMessage');
-      return this.run(ex, async () => {
-        const decision = policy.decideSampling(serverId);
-        const base = this.base(serverId, ex, 'sampling/createMessage', req.params);
-        const parent = ex.parent ? table.get(ex.parent) : undefined;
-        if (decision.decision === 'DENY') {
-          table.decide(ex, 'DENY', 'rule', { rule: decision.rule, reason: decision.reason });
-          this.deps.decided({ ...base, ts: Date.now(), decision: 'DENY', decidedBy: 'rule', outcome: 'denied', reason: decision.reason, rule: decision.rule });
-          throw new GatewayError(ErrorCode.InvalidRequest, `DENY: ${decision.reason}`);
-        }
-        if (!sessions.routeFor(parent, 'sampling')) {
-          // No connected client can sample: a person writes the reply (or declines) in the
-          // approvals inbox. Their answer is the approval an APPROVAL verdict asks for.
-          const res = await this.askPerson('sampling', serverId, ex, base, decision, req.params, extra.signal);
-          if (res.answered) return res.content as never;
-          if (res.how === 'no_approver') {
-            throw new GatewayError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}', and ${res.reason}`);
-          }
-          // MCP 2025-11-25 client/sampling, Error Handling: "User rejected sampling request: -1".
-          throw new GatewayError(SAMPLING_REJECTED_CODE, SAMPLING_REJECTED_MESSAGE, { reason: res.reason });
-        }
-        let decidedBy: 'rule' | 'person' = 'rule';
-        let answeredBy: string | undefined;
-        if (decision.decision === 'APPROVAL') {
-          const answer = await broker.request(
-            { session: this.deps.session, agentSession: parent?.agentSession, exchange: base.exchange, tool: 'sampling/createMessage', server: serverId, args: base.args, reason: decision.reason, rule: decision.rule, kind: 'sampling' },
-            { timeoutMs: this.deps.profile.policy.approvalTimeoutS * 1000, signal: extra.signal },
-          );
-          if (!answer.approved) {
-            const by = answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'person';
-            table.decide(ex, 'APPROVAL', by, { reason: answer.reason, answeredBy: answer.by });
-            this.deps.decided({ ...base, ts: Date.now(), decision: 'APPROVAL', decidedBy: by, outcome: answer.how === 'timeout' ? 'timeout' : 'denied', reason: answer.reason, answeredBy: answer.by });
-            throw new GatewayError(ErrorCode.InvalidRequest, `DENY: ${answer.reason}`);
-          }
-          decidedBy = 'person';
-          answeredBy = answer.by;
-        }
-        table.decide(ex, decision.decision, decidedBy, { rule: decision.rule, reason: decision.reason, answeredBy });
-        this.deps.decided({ ...base, ts: Date.now(), decision: decision.decision, decidedBy, outcome: decision.decision === 'ALLOW' ? 'allowed' : 'approved', reason: decision.reason, rule: decision.rule, answeredBy });
-        const target = sessions.routeFor(parent, 'sampling');
-        if (!target) throw new GatewayError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}'`);
-        return this.toSession(target, ex, 'sampling/createMessage', req.params, extra.signal);
-      });
-    });
-    client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
-      const ex = this.exchangeOf(serverId, extra.requestId, 'elicitation/create');
-      return this.run(ex, async () => {
-        const parent = ex.parent ? table.get(ex.parent) : undefined;
-        const target = sessions.routeFor(parent, 'elicitation');
-        if (target) return this.toSession(target, ex, 'elicitation/create', req.params, extra.signal);
-        // Nobody downstream can ask the user: a person answers in the approvals inbox. Declined,
-        // unanswered or nobody to ask: decline (the spec's answer for "not now").
-        const base = this.base(serverId, ex, 'elicitation/create', req.params);
-        const res = await this.askPerson('elicitation', serverId, ex, base, { decision: 'APPROVAL', reason: 'elicitation needs a person' }, req.params, extra.signal);
-        if (res.answered) return res.content as never;
-        return { action: res.how === 'cancelled' ? 'cancel' : 'decline' } as never;
-      });
-    });
-    client.setRequestHandler(ListRootsRequestSchema, async (_req, extra) => {
-      const ex = this.exchangeOf(serverId, extra.requestId, 'roots/list');
-      return this.run(ex, async () => {
-        const parent = ex.parent ? table.get(ex.parent) : undefined;
-        const target = sessions.routeFor(parent, 'roots');
-        if (target) return this.toSession(target, ex, 'roots/list', undefined, extra.signal);
-        // No agent roots: the workspace is the one root this profile confines servers to.
-        return { roots: [{ uri: `file://${this.deps.profile.workspace}`, name: `${this.deps.profile.name} workspace` }] } as never;
-      });
-    });
+    const viaHandle = (method: string) => (req: { params?: unknown }, extra: { requestId: RequestId; signal: AbortSignal }) => {
+      const ex = this.exchangeOf(serverId, extra.requestId, method);
+      return this.handle(serverId, method, req.params as Record<string, unknown> | undefined, this.parentOf(ex), extra.signal, ex) as Promise<never>;
+    };
+    client.setRequestHandler(CreateMessageRequestSchema, viaHandle('sampling/createMessage'));
+    client.setRequestHandler(ElicitRequestSchema, viaHandle('elicitation/create'));
+    client.setRequestHandler(ListRootsRequestSchema, viaHandle('roots/list'));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => sessions.log(serverId, n.params as never));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => sessions.resourceUpdated(n.params));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => sessions.resourceListChanged(serverId));

@@ -317,13 +317,15 @@ export class Sessions implements SessionsPort {
 
   /** Sets an upstream server's log level to the lowest any session asked for (none asked: nothing to set). */
   async applyLogLevel(server: ManagedServer): Promise<void> {
-    const client = server.client;
-    if (!client?.getServerCapabilities()?.logging) return;
+    const client = server.upstreamClient;
+    if (!client?.getServerCapabilities()?.logging && !client?.setLogLevel) return;
     let lowest: LoggingLevel | undefined;
     for (const s of this.sessions.values()) {
       if (s.logLevel && (!lowest || (LOG_SEVERITY.get(s.logLevel) ?? 0) < (LOG_SEVERITY.get(lowest) ?? 0))) lowest = s.logLevel;
     }
     if (!lowest) return;
+    // A new-era server has no logging/setLevel: the level goes in each call's `_meta`.
+    if (client.setLogLevel) return client.setLogLevel(lowest);
     await client.request({ method: 'logging/setLevel', params: { level: lowest } }, LooseResult, { timeout: server.spec.requestTimeoutMs }).catch(() => undefined);
   }
 

@@ -68,6 +68,8 @@ export interface ChannelRequestOptions {
   signal?: AbortSignal;
   /** Downstream Streamable HTTP: the agent request this one is sent in the stream of. */
   relatedRequestId?: RequestId;
+  /** Extra HTTP headers for this request (a new-era upstream: the agent's `Mcp-Param-*`). */
+  headers?: Record<string, string>;
 }
 
 interface Pending {
@@ -102,6 +104,7 @@ export class ExchangeChannel implements Transport {
   private readonly outStamps = new WeakMap<object, ExchangeStamp>();
   private nextId = 0;
   private closed = false;
+  private negotiated: string | undefined;
 
   constructor(private readonly opts: ExchangeChannelOptions) {
     this.recorder = new HopRecorder(opts.tap, opts.meta, opts.redactor);
@@ -151,7 +154,22 @@ export class ExchangeChannel implements Transport {
   }
 
   setProtocolVersion(version: string): void {
+    this.negotiated = version;
     this.inner?.setProtocolVersion?.(version);
+  }
+
+  /** The protocol version the SDK peer negotiated on this hop (it tells its transport). */
+  get protocolVersion(): string | undefined {
+    return this.negotiated;
+  }
+
+  /** SDK v2 peers: the inner transport's per-request stream and supported versions, passed through. */
+  get hasPerRequestStream(): boolean | undefined {
+    return (this.inner as { hasPerRequestStream?: boolean } | undefined)?.hasPerRequestStream;
+  }
+
+  setSupportedProtocolVersions(versions: string[]): void {
+    (this.inner as { setSupportedProtocolVersions?: (v: string[]) => void } | undefined)?.setSupportedProtocolVersions?.(versions);
   }
 
   // ---- the gateway's side -------------------------------------------------------------------
@@ -183,7 +201,11 @@ export class ExchangeChannel implements Transport {
         signal.addEventListener('abort', onAbort, { once: true });
       }
       const message = { jsonrpc: '2.0' as const, id, method, ...(params !== undefined ? { params } : {}) };
-      this.write(message, options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : undefined).catch((err: unknown) => {
+      const send = {
+        ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
+        ...(options.headers ? { headers: options.headers } : {}),
+      };
+      this.write(message, Object.keys(send).length > 0 ? (send as TransportSendOptions) : undefined).catch((err: unknown) => {
         const p = this.pending.get(id);
         if (!p) return;
         this.pending.delete(id);

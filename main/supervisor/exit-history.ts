@@ -19,6 +19,23 @@ export class ExitHistory {
     return entry;
   }
 
+  /**
+   * One run's end: the ExitInfo shown as the server's last exit (with the reason noticed
+   * before the exit, if any, in front), recorded here, and the line that says it in the log.
+   */
+  end(
+    run: number,
+    exit: { code: number | null; signal: string | null; reason: string },
+    ctx: { startedAt?: number; pendingReason?: string; stderrTail: readonly string[] },
+  ): { info: ExitInfo; line: string } {
+    const now = Date.now();
+    const uptimeMs = now - (ctx.startedAt ?? now);
+    const reason = ctx.pendingReason ? `${ctx.pendingReason} (${exit.reason})` : exit.reason;
+    const info: ExitInfo = { code: exit.code, signal: exit.signal, at: now, uptimeMs, reason };
+    this.record(run, info, ctx.stderrTail);
+    return { info, line: exitLogLine({ ...info, run }) };
+  }
+
   /** Oldest first. */
   list(): ExitRecord[] {
     return this.exits.map((e) => ({ ...e, stderrTail: [...e.stderrTail] }));

@@ -2,97 +2,45 @@
 // upstream) with its SDK client, its state machine, restarts with backoff, and shutdown that
 // follows the MCP lifecycle. Modelled on ToolHive Studio's manager (see STYLE.md): SIGTERM
 // then a timed SIGKILL whose timer is cleared on exit, exit events from an old child ignored.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { existsSync, statSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
-  LATEST_PROTOCOL_VERSION,
-  ListToolsResultSchema,
   McpError,
   ToolListChangedNotificationSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerSpec } from '../profiles/types';
-import type { Redactor } from '../secrets/redactor';
-import type { UpstreamOAuth } from '../auth/upstream-oauth';
-import { FramedStreamTransport } from '../protocol/framed-stream-transport';
-import { LineSplitter } from '../protocol/line-splitter';
-import type { StderrBus, TapMeta, TrafficTap } from '../protocol/traffic-tap';
-import { ExchangeChannel, type ChannelRoutes } from '../protocol/exchange-channel';
-import { buildServerEnv } from './env';
+import type { HttpServerSpec, ServerSpec } from '../profiles/types';
+import type { TapMeta } from '../protocol/traffic-tap';
+import { ExchangeChannel } from '../protocol/exchange-channel';
 import { quoteArg } from './quote-arg';
-import { CommandNotFoundError, resolveCommand } from './shell-path';
-import { bundledBinEntry } from './bundled-bins';
+import { CommandNotFoundError } from './shell-path';
+import { spawnServerChild } from './run-command';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
-import type { ExitInfo, ServerState, ServerStatus } from './types';
-import { isPermanentSandboxError, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
-import { summarizeSandbox } from '../sandbox/types';
+import { HttpLiveness, openHttpTransport } from './http-upstream';
+import { StdoutFaults } from './stdout-faults';
+import { backoffDelay, StartupTimeoutError, waitGroupGone, withTimeout } from './run-timing';
+import type { ExitInfo, ServerEraInfo, ServerState, ServerStatus, UpstreamClient } from './types';
+import type { NewEraPort } from './new-era-client';
+import { openNewEraRun } from './new-era-run';
+import { initializeVersion } from './upstream-era';
+import type { UpstreamEras } from './upstream-era';
+import type { ManagedServerOptions, RunInfo } from './managed-server-options';
+import { listAllTools } from './tool-list';
+import { composeStatus } from './server-status';
+import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { signalSandboxedGroup } from '../sandbox/signal-tree';
-import { exitLogLine, EXIT_STDERR_LINES, ExitHistory } from './exit-history';
+import { EXIT_STDERR_LINES, ExitHistory } from './exit-history';
 
 const STDERR_RING = 200;
-/** Sustained bytes per second read from one server's stdout (bursts up to 2 × its message limit). */
-export const SERVER_INBOUND_BYTES_PER_SEC = 4 * 1024 * 1024;
-/** Notification bytes per second one server may have relayed to agents (bursts of one max-size message). */
-export const SERVER_NOTIFICATION_BYTES_PER_SEC = 1024 * 1024;
-const STDERR_TAIL_SHOWN = 20;
-/** After a child exits, how long its stderr may take to deliver its last lines. */
-const STDERR_DRAIN_MS = 250;
 /** A server whose stdout closed gets this long to exit by itself before it is signalled. */
 const EXIT_AFTER_CLOSE_MS = 1000;
-/** How often a ready HTTP upstream is pinged, and how long the ping may take. */
-const HTTP_HEARTBEAT_MS = 15_000;
-const HTTP_PING_TIMEOUT_MS = 5_000;
 /** How long stop() waits for a SIGKILLed process group to disappear (bounded: zombies). */
 const GROUP_GONE_MS = 2000;
 
-export interface ManagedServerOptions {
-  spec: ServerSpec;
-  /** Launch session id, stamped on traffic and stderr. */
-  session: string;
-  workspace: string;
-  redactor: Redactor;
-  tap: TrafficTap;
-  stderrBus: StderrBus;
-  /** The PATH commands are searched on and servers get (see shell-path.ts). */
-  searchPath: string;
-  hostEnv?: NodeJS.ProcessEnv;
-  /** Entry of the built-in workspace tools server (out/tools-server.mjs). */
-  toolsServerEntry?: string;
-  /** Gatehouse's data directory: hidden from the server's sandbox. */
-  dataDir?: string;
-  /**
-   * Builds the SDK client for each run. The gateway passes one that declares sampling,
-   * elicitation and roots and routes those requests downstream. The supervisor owns the
-   * `notifications/tools/list_changed` handler (it refreshes `tools()`); do not set it.
-   */
-  clientFactory?: (serverId: string) => Client;
-  /** `auth: oauth` servers: the OAuth client the transport signs in with (main/auth/). */
-  oauth?: UpstreamOAuth;
-  /**
-   * How the run's channel routes what arrives beneath the SDK client (the gateway's: a
-   * server→client request opens an exchange; progress for a gateway token goes to its call).
-   */
-  channelRoutes?: (serverId: string) => ChannelRoutes;
-  /** Shutdown grace periods: after stdin closes, then after SIGTERM. */
-  stdinGraceMs?: number;
-  termGraceMs?: number;
-  /** Launch consent (main/trust/): a reason means "do not start", shown as the stopped reason. */
-  startGate?: (spec: ServerSpec) => string | undefined;
-}
-
-export interface RunInfo {
-  run: number;
-  pid?: number;
-  command: string;
-  cwd?: string;
-  startedAt: number;
-}
+export type { ManagedServerOptions, RunInfo } from './managed-server-options';
 
 type Events = {
   status: [ServerStatus];
@@ -101,11 +49,6 @@ type Events = {
   'run-ended': [RunInfo, ExitInfo];
   'protocol-fault': [string];
 };
-
-function describeExit(code: number | null, signal: string | null): string {
-  if (signal) return `killed by ${signal}`;
-  return `exited with code ${code}`;
-}
 
 export class ManagedServer extends EventEmitter<Events> {
   readonly id: string;
@@ -118,7 +61,13 @@ export class ManagedServer extends EventEmitter<Events> {
   private attempt = 0;
   private child: ChildProcess | undefined;
   private pgid: number | undefined;
-  private currentClient: Client | undefined;
+  /** The run's client as the gateway uses it (SDK v1 for an old-era server, v2 for a new one). */
+  private currentClient: UpstreamClient | undefined;
+  /** The SDK v1 client of an old-era run. */
+  private currentV1: Client | undefined;
+  /** A new-era run's port (the channel, with the `_meta` envelope and forwarded headers). */
+  private currentPort: NewEraPort | undefined;
+  private eraInfo: ServerEraInfo | undefined;
   private currentChannel: ExchangeChannel | undefined;
   private currentRun: RunInfo | undefined;
   private startedAt: number | undefined;
@@ -126,6 +75,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private nextRestartAt: number | undefined;
   private lastExit: ExitInfo | undefined;
   private readonly exits = new ExitHistory();
+  private readonly faults = new StdoutFaults();
   private restartTimer: NodeJS.Timeout | undefined;
   private killTimers: NodeJS.Timeout[] = [];
   private stopping = false;
@@ -144,9 +94,19 @@ export class ManagedServer extends EventEmitter<Events> {
     opts.oauth?.on('status', () => this.emitStatus());
   }
 
-  /** The SDK client of the current run, only while the server is ready. */
+  /** The SDK v1 client of the current run, only while an old-era server is ready. */
   get client(): Client | undefined {
+    return this.state === 'ready' ? this.currentV1 : undefined;
+  }
+
+  /** The run's client whichever era it speaks, only while the server is ready. */
+  get upstreamClient(): UpstreamClient | undefined {
     return this.state === 'ready' ? this.currentClient : undefined;
+  }
+
+  /** Where the gateway forwards calls, only while the server is ready (a new-era run adds its envelope). */
+  get port(): NewEraPort | ExchangeChannel | undefined {
+    return this.state === 'ready' ? (this.currentPort ?? this.currentChannel) : undefined;
   }
 
   /**
@@ -157,38 +117,29 @@ export class ManagedServer extends EventEmitter<Events> {
     return this.state === 'ready' ? this.currentChannel : undefined;
   }
 
+  /** An HTTP upstream's liveness check, now (the heartbeat's, without waiting for it). */
+  checkAlive(): Promise<void> {
+    return this.liveness?.check() ?? Promise.resolve();
+  }
+
+  /** The protocol version the ready run speaks (the era of its calls). */
+  get negotiatedVersion(): string | undefined {
+    return this.state === 'ready' ? this.protocolVersion : undefined;
+  }
+
   tools(): Tool[] {
     return this.toolList;
   }
 
   status(): ServerStatus {
-    const client = this.currentClient;
-    const showTail = this.state === 'failed' || this.state === 'restarting' || this.lastExit !== undefined;
-    return {
-      id: this.id,
-      kind: this.spec.kind,
-      state: this.state,
-      reason: this.reason,
-      run: this.run,
-      restarts: this.restarts,
-      pid: this.child?.pid,
-      command: this.currentRun?.command ?? this.describeCommand(),
-      cwd: this.currentRun?.cwd,
-      startedAt: this.startedAt,
-      readyAt: this.readyAt,
-      nextRestartAt: this.nextRestartAt,
-      lastExit: this.lastExit,
-      exits: this.exits.list(),
-      stderrTail: showTail ? this.stderrRing.slice(-STDERR_TAIL_SHOWN) : [],
-      protocolFaults: this.protocolFaults,
-      serverInfo: this.state === 'ready' ? client?.getServerVersion() : undefined,
-      protocolVersion: this.state === 'ready' ? this.protocolVersion : undefined,
-      capabilities: this.state === 'ready' ? client?.getServerCapabilities() : undefined,
-      toolCount: this.state === 'ready' ? this.toolList.length : undefined,
-      instructions: this.state === 'ready' ? client?.getInstructions() : undefined,
-      ...(this.opts.oauth ? { auth: this.opts.oauth.status() } : {}),
-      sandbox: this.spec.kind === 'http' ? undefined : summarizeSandbox(this.spec.sandbox),
-    };
+    const ready = this.state === 'ready';
+    return composeStatus({
+      id: this.id, spec: this.spec, state: this.state, reason: this.reason, run: this.run, restarts: this.restarts, pid: this.child?.pid,
+      command: this.currentRun?.command ?? this.describeCommand(), cwd: this.currentRun?.cwd, startedAt: this.startedAt, readyAt: this.readyAt,
+      nextRestartAt: this.nextRestartAt, lastExit: this.lastExit, exits: this.exits.list(), stderrRing: this.stderrRing, protocolFaults: this.protocolFaults,
+      ready: ready ? { client: this.currentClient, protocolVersion: this.protocolVersion, era: this.eraInfo, toolCount: this.toolList.length } : undefined,
+      auth: this.opts.oauth?.status(),
+    });
   }
 
   /** The full stderr ring (redacted), for a late-attaching view. */
@@ -273,41 +224,32 @@ export class ManagedServer extends EventEmitter<Events> {
     this.readyAt = undefined;
     this.nextRestartAt = undefined;
     this.protocolVersion = undefined;
+    this.eraInfo = undefined;
     // A run that fails before it spawns must not report the previous run's info as its own.
     this.currentRun = undefined;
     this.setState('starting', this.run === 1 ? 'launching' : `restart ${this.attempt} of ${this.spec.restart.maxRestarts}`);
-    let client: Client;
+    let client: UpstreamClient;
     try {
-      const channel = new ExchangeChannel({
-        tap: this.opts.tap,
-        meta: this.tapMeta(),
-        redactor: this.opts.redactor,
-        observed: this.spec.kind !== 'http',
-        routes: this.opts.channelRoutes?.(this.id),
-        // The SDK would say a bare "Connection closed": say which server went away.
-        closedMessage: () =>
-          `server '${this.id}' went away while this request was in flight (${this.unsyncReason ?? (this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout')}); the request was not retried`,
-      });
-      const transport = channel.attach(this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run, channel));
+      const newEra = this.spec.kind === 'http' && this.opts.eras ? await this.openNewEra(run, this.spec, this.opts.eras) : undefined;
       if (run !== this.run) return;
-      this.currentChannel = channel;
-      client = this.opts.clientFactory?.(this.id) ?? new Client({ name: 'gatehouse', version: '0.1.0' }, { capabilities: {} });
-      this.currentClient = client;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        if (run === this.run) void this.refreshTools(client, run);
-      });
-      client.onclose = () => this.onConnectionClosed(run);
-      if (this.spec.kind === 'http') {
-        // An HTTP upstream has no process whose exit we would see, and the SDK's transport
-        // never closes on its own: a dead server only shows up as transport errors (the SSE
-        // stream drops) or failed requests. Check liveness then, and on a slow heartbeat.
-        const onerror = transport.onerror;
-        transport.onerror = (error) => {
-          onerror?.(error);
-          if (this.state === 'ready') void this.checkHttpAlive(run, client);
-        };
+      if (newEra) {
+        client = newEra;
+      } else {
+        const channel = this.makeChannel();
+        const transport = channel.attach(this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run, channel));
+        if (run !== this.run) return;
+        this.currentChannel = channel;
+        const v1 = this.opts.clientFactory?.(this.id) ?? new Client({ name: 'gatehouse', version: '0.1.0' }, { capabilities: {} });
+        this.currentV1 = v1;
+        this.currentClient = client = v1;
+        v1.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          if (run === this.run) void this.refreshTools(v1, run);
+        });
+        v1.onclose = () => this.onConnectionClosed(run);
+        if (this.spec.kind === 'http') this.watchHttp(run, v1, transport);
+        await withTimeout(v1.connect(transport), this.spec.startupTimeoutMs, `initialize did not answer within ${this.spec.startupTimeoutMs / 1000}s`);
+        this.learnOldEra(transport);
       }
-      await withTimeout(client.connect(transport), this.spec.startupTimeoutMs, `initialize did not answer within ${this.spec.startupTimeoutMs / 1000}s`);
     } catch (err) {
       if (run !== this.run) return;
       this.onStartFailure(run, err);
@@ -317,217 +259,121 @@ export class ManagedServer extends EventEmitter<Events> {
     await this.refreshTools(client, run);
     if (run !== this.run || this.stopping || this.runEnded.has(run)) return;
     this.readyAt = Date.now();
-    if (this.spec.kind === 'http') {
-      this.heartbeat = setInterval(() => void this.checkHttpAlive(run, client), HTTP_HEARTBEAT_MS);
-      this.heartbeat.unref();
-    }
+    this.liveness?.startHeartbeat();
     const info = client.getServerVersion();
     this.setState('ready', `initialized${info ? ` (${info.name} ${info.version})` : ''}`);
     this.settleWaiters();
   }
 
+  private makeChannel(era: 'old' | 'new' = 'old'): ExchangeChannel {
+    return new ExchangeChannel({
+      tap: this.opts.tap,
+      meta: { session: this.opts.session, server: this.id, inbound: 'server_to_gateway', outbound: 'gateway_to_server' } satisfies TapMeta,
+      redactor: this.opts.redactor,
+      observed: this.spec.kind !== 'http',
+      routes: this.opts.channelRoutes?.(this.id, era),
+      // The SDK would say a bare "Connection closed": say which server went away.
+      closedMessage: () =>
+        `server '${this.id}' went away while this request was in flight (${this.faults.unsyncReason ?? (this.spec.kind === 'http' ? 'connection lost' : 'its process exited or closed its stdout')}); the request was not retried`,
+    });
+  }
+
+  /** An HTTP upstream that speaks the new era (new-era-run.ts): its v2 client, or undefined for the old era. */
+  private async openNewEra(run: number, spec: HttpServerSpec, eras: UpstreamEras): Promise<UpstreamClient | undefined> {
+    let refresh = (): void => {};
+    const res = await openNewEraRun({ id: this.id, spec, eras, channel: () => this.makeChannel('new'), log: (l) => run === this.run && this.appendStderr(run, l), onToolsChanged: () => refresh() });
+    if ('old' in res || run !== this.run) {
+      if ('old' in res) this.eraInfo = { era: 'old', how: res.old === 'not-probed' ? 'handshake' : res.old };
+      else void res.client.close().catch(() => {});
+      return undefined;
+    }
+    this.currentRun = { run, command: spec.url, startedAt: this.startedAt ?? Date.now() };
+    this.emit('run-started', this.currentRun);
+    this.currentChannel = res.channel;
+    this.currentPort = res.port;
+    this.currentClient = res.client;
+    this.protocolVersion = res.version;
+    this.eraInfo = res.era;
+    refresh = () => run === this.run && void this.refreshTools(res.client, run);
+    res.onClosed(() => this.onConnectionClosed(run));
+    this.watchHttp(run, res.client, res.channel);
+    return res.client;
+  }
+
+  /** An old-era run's era: from its `initialize` answer, remembered (a stdio server is never probed). */
+  private learnOldEra(transport: Transport): void {
+    this.protocolVersion ??= (transport as { protocolVersion?: string }).protocolVersion;
+    this.eraInfo ??= { era: 'old', how: 'handshake' };
+    const target = this.spec.kind === 'http' ? this.spec.url : this.describeCommand();
+    if (this.protocolVersion) this.opts.eras?.remember(this.id, { era: 'old', version: this.protocolVersion, target });
+  }
+
+  /** An HTTP upstream's liveness (http-upstream.ts): a failed ping ends this run. */
+  private watchHttp(run: number, client: UpstreamClient, transport: Transport | ExchangeChannel): void {
+    const live = () => run === this.run && !this.runEnded.has(run) && !this.stopping;
+    this.liveness = HttpLiveness.watch(client, transport, () => live() && this.state === 'ready', (why) => live() && this.endRun(run, { code: null, signal: null, reason: why }));
+  }
+
   private spawnChild(run: number, channel: ExchangeChannel): Transport {
     const spec = this.spec;
     if (spec.kind === 'http') throw new Error('unreachable');
-    const env = buildServerEnv({ env: spec.env, inheritEnv: spec.inheritEnv }, this.opts.hostEnv ?? process.env, {
-      path: this.opts.searchPath,
+    const { child, boxed, runInfo } = spawnServerChild(spec, this.opts, run, this.startedAt, {
+      log: (line) => this.appendStderr(run, line),
+      exited: (reason, code, signal) => this.endRun(run, { code, signal, reason }),
     });
-    let command: string;
-    let args: string[];
-    let cwd: string;
-    if (spec.kind === 'builtin') {
-      const entry = this.opts.toolsServerEntry;
-      if (!entry || !existsSync(entry)) throw new Error(`built-in workspace tools server not found at ${entry ?? '(unset)'}; run \`npm run build\``);
-      // Under Electron, process.execPath is the app binary (and run-as-node is fused off), so the
-      // built-in runs on the user's node; everywhere else on the node that runs the host.
-      command = process.versions.electron ? resolveCommand('node', this.opts.searchPath, this.opts.workspace) : process.execPath;
-      args = [entry, '--workspace', this.opts.workspace, '--options', JSON.stringify(spec.options)];
-      cwd = this.opts.workspace;
-    } else {
-      cwd = spec.cwd;
-      if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`working directory ${cwd} does not exist`);
-      try {
-        command = resolveCommand(spec.command, this.opts.searchPath, cwd);
-        args = spec.args;
-      } catch (err) {
-        const entry = err instanceof CommandNotFoundError ? bundledBinEntry(spec.command) : undefined;
-        if (!entry) throw err;
-        // A server Gatehouse ships, in an install without node_modules/.bin (a packaged app).
-        command = process.versions.electron ? resolveCommand('node', this.opts.searchPath, cwd) : process.execPath;
-        args = [entry, ...spec.args];
-      }
-    }
-    // The OS sandbox (main/sandbox/): throws, and the start fails for good, when it cannot be had.
-    const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: this.opts.workspace, dataDir: this.opts.dataDir, hostEnv: this.opts.hostEnv, searchPath: this.opts.searchPath, log: (line) => this.appendStderr(run, `[gatehouse] ${line}`) });
     this.sandboxRun = boxed;
-    const child = spawn(boxed.command, boxed.args, {
-      cwd,
-      env: boxed.env,
-      stdio: ['pipe', 'pipe', 'pipe', ...boxed.extraFds],
-      // Own process group (setsid): shutdown and the reaper signal -pgid, reaching grandchildren.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-      shell: false,
-    });
     this.child = child;
-    const shown = this.opts.redactor.redactString(
-      spec.kind === 'builtin' ? this.describeCommand() : [spec.command, ...args].map(quoteArg).join(' '),
-    );
-    const runInfo: RunInfo = { run, pid: child.pid, command: shown, cwd, startedAt: this.startedAt ?? Date.now() };
     this.currentRun = runInfo;
     if (child.pid !== undefined) {
       this.pgid = child.pid;
       trackProcessGroup(child.pid);
     }
-    child.once('error', (err) => {
-      // spawn failures (EACCES, ENOENT after our own check) arrive here, before or instead of 'exit'.
-      this.appendStderr(run, `[gatehouse] spawn failed: ${err.message}`);
-      this.endRun(run, { code: null, signal: null, reason: `spawn failed: ${err.message}` });
-    });
-    // Secrets are replaced before a long line is cut, so no piece keeps a fragment of one.
-    const splitter = new LineSplitter({ redactor: this.opts.redactor });
-    let stderrDone = false;
-    let onStderrDone: (() => void) | undefined;
-    child.stderr!.on('data', (chunk: Buffer) => {
-      for (const line of splitter.push(chunk)) this.appendStderr(run, line);
-    });
-    child.stderr!.on('close', () => {
-      for (const line of splitter.end()) this.appendStderr(run, line);
-      stderrDone = true;
-      onStderrDone?.();
-    });
-    child.once('exit', (code, signal) => {
-      const end = () => this.endRun(run, { code, signal, reason: describeExit(code, signal) });
-      // 'exit' can arrive before the last stderr chunk has been read, and the last lines are
-      // the ones that say why a server died (they go into the failed reason). Wait for stderr
-      // to close, but not for long: a grandchild may hold it open for ever.
-      if (stderrDone) return end();
-      const timer = setTimeout(end, STDERR_DRAIN_MS);
-      onStderrDone = () => {
-        clearTimeout(timer);
-        end();
-      };
-    });
-    // A closed stdin (the server exited) must not surface as an unhandled 'error'.
-    child.stdin!.on('error', () => {});
     this.emit('run-started', runInfo);
 
-    const observer = channel.observer;
     this.heardFromRun = false;
     const auto = spec.kind === 'stdio' && spec.framing === 'auto';
-    this.unsyncReason = undefined;
-    return new FramedStreamTransport(child.stdout!, child.stdin!, {
-      framing: spec.kind === 'stdio' ? spec.framing : 'line',
-      maxMessageBytes: spec.maxMessageBytes,
-      // A server's stdout that is out of sync cannot be trusted again: end this run (below).
-      oversizeContentLength: 'fatal',
-      closeOnFatal: true,
-      // A refused response (too deep, inexact id, too large) fails its request at once.
-      answerRefusedResponses: true,
-      // One server's flood is read at a bounded rate: it blocks in its own pipe, not us.
-      inboundBytesPerSecond: SERVER_INBOUND_BYTES_PER_SEC,
-      redact: (text) => this.opts.redactor.redactString(text),
-      onThrottle: (ms) => this.onThrottled(run, ms),
-      // Its notifications reach the agents at a bounded byte rate; the rest are shown, not relayed.
-      notificationBytesPerSecond: SERVER_NOTIFICATION_BYTES_PER_SEC,
-      onNotificationsDropped: (n) => this.onNotificationsDropped(run, n),
-      // auto reads both framings, but the client speaks first: until the server answers we
-      // must guess how to write. Newline first (the MCP stdio transport); see onStartFailure.
-      ...(auto && this.autoWriteFraming === 'content-length' ? { writeFraming: 'content-length' as const } : {}),
-      observer: {
-        inbound: (msg, bytes, framing) => {
+    return this.faults.transport(
+      { stdout: child.stdout!, stdin: child.stdin! },
+      {
+        framing: spec.kind === 'stdio' ? spec.framing : 'line',
+        // auto reads both framings, but the client speaks first: until the server answers we
+        // must guess how to write. Newline first (the MCP stdio transport); see onStartFailure.
+        ...(auto && this.autoWriteFraming === 'content-length' ? { writeFraming: 'content-length' as const } : {}),
+        maxMessageBytes: spec.maxMessageBytes,
+        redact: (text) => this.opts.redactor.redactString(text),
+        channel,
+      },
+      {
+        log: (line) => run === this.run && this.appendStderr(run, line),
+        inbound: (msg) => {
           this.heardFromRun = true;
-          this.captureProtocolVersion(msg);
-          observer.inbound(msg, bytes, framing);
+          this.protocolVersion ??= initializeVersion(msg);
         },
-        outbound: (msg, bytes, framing) => observer.outbound(msg, bytes, framing),
-        fault: (item) => {
+        fault: (reason) => {
           this.heardFromRun = true;
           this.protocolFaults += 1;
-          observer.fault(item);
-          this.emit('protocol-fault', item.reason);
-          if (item.fatal) this.onUnsynchronised(run, item.reason);
+          this.emit('protocol-fault', reason);
         },
+        unsynchronised: (reason) => this.onUnsynchronised(run, reason),
       },
-    });
+    );
   }
 
-  private async openHttp(run: number): Promise<Transport> {
+  private openHttp(run: number): Promise<Transport> {
     const spec = this.spec;
     if (spec.kind !== 'http') throw new Error('unreachable');
-    const url = new URL(spec.url);
-    const requestInit: RequestInit = { headers: spec.headers };
-    // The signed-in token goes only upstream, from the provider; nothing of an agent's request does.
-    const oauth = this.opts.oauth ? { authProvider: this.opts.oauth, fetch: this.opts.oauth.fetch } : {};
     this.currentRun = { run, command: spec.url, startedAt: this.startedAt ?? Date.now() };
     this.emit('run-started', this.currentRun);
-    if (spec.transport === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth });
-    if (spec.transport === 'streamable-http') return new StreamableHTTPClientTransport(url, { requestInit, ...oauth });
-    // auto: the backwards-compatibility procedure of the MCP transports spec: POST an
-    // InitializeRequest; a 4xx means a legacy SSE server. It must be `initialize`: a Streamable
-    // HTTP server answers anything else without a session with 400, which is not "legacy".
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { ...spec.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 'gatehouse-probe',
-          method: 'initialize',
-          params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'gatehouse-probe', version: '0.1.0' } },
-        }),
-        signal: AbortSignal.timeout(Math.min(this.spec.startupTimeoutMs, 10_000)),
-      });
-      await res.body?.cancel().catch(() => {});
-      const probeSession = res.headers.get('mcp-session-id');
-      if (probeSession) {
-        // The probe opened a session of its own: end it (MCP transports › session management).
-        await fetch(url, { method: 'DELETE', headers: { ...spec.headers, 'mcp-session-id': probeSession }, signal: AbortSignal.timeout(5_000) })
-          .then((r) => r.body?.cancel())
-          .catch(() => {});
-      }
-      if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403) {
-        return new SSEClientTransport(url, { requestInit, ...oauth });
-      }
-    } catch (err) {
-      throw new Error(`cannot reach ${spec.url}: ${(err as Error).message}`);
-    }
-    return new StreamableHTTPClientTransport(url, { requestInit, ...oauth });
+    return openHttpTransport(spec, this.opts.oauth);
   }
 
-  private tapMeta(): TapMeta {
-    return {
-      session: this.opts.session,
-      server: this.id,
-      inbound: 'server_to_gateway',
-      outbound: 'gateway_to_server',
-    };
-  }
-
-  private captureProtocolVersion(msg: unknown): void {
-    const result = (msg as { result?: { protocolVersion?: unknown; capabilities?: unknown } }).result;
-    if (!this.protocolVersion && result && typeof result.protocolVersion === 'string' && result.capabilities) {
-      this.protocolVersion = result.protocolVersion;
-    }
-  }
-
-  private async refreshTools(client: Client, run: number): Promise<void> {
+  private async refreshTools(client: UpstreamClient, run: number): Promise<void> {
     if (!client.getServerCapabilities()?.tools) {
       this.toolList = [];
       return;
     }
     try {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      // Bounded pagination: a server that keeps returning cursors must not loop us forever.
-      for (let page = 0; page < 100; page++) {
-        const res = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, {
-          timeout: this.spec.requestTimeoutMs,
-        });
-        tools.push(...res.tools);
-        cursor = res.nextCursor;
-        if (!cursor) break;
-      }
+      const tools = await listAllTools(client, this.spec.requestTimeoutMs);
       if (run !== this.run) return;
       this.toolList = tools;
       this.emit('tools', tools);
@@ -535,6 +381,12 @@ export class ManagedServer extends EventEmitter<Events> {
     } catch (err) {
       if (run !== this.run) return;
       this.appendStderr(run, `[gatehouse] tools/list failed: ${(err as Error).message}`);
+      if (this.eraInfo?.era === 'new' && this.eraInfo.how === 'remembered' && this.state !== 'ready') {
+        // Adopting a remembered discovery costs no round trip, so a server that changed era shows
+        // here, at its first request: forget the verdict and end the run (the restart probes).
+        this.opts.eras?.forget(this.id);
+        this.endRun(run, { code: null, signal: null, reason: 'the remembered new-era discovery no longer matches' });
+      }
     }
   }
 
@@ -574,41 +426,14 @@ export class ManagedServer extends EventEmitter<Events> {
    * nothing it writes can be trusted any more. The run ends now (its in-flight calls fail at
    * once as the transport closes) and restarts by the usual rules, with the reason shown.
    */
-  private onUnsynchronised(run: number, why: string): void {
+  private onUnsynchronised(run: number, reason: string): void {
     if (run !== this.run || this.runEnded.has(run) || this.stopping) return;
-    const reason = `stdout out of sync: ${why}`;
-    this.unsyncReason = reason;
     this.appendStderr(run, `[gatehouse] ${reason}; ending this run`);
     this.pendingEndReason ??= reason;
     this.reason = reason;
     if (this.pgid !== undefined) this.killGroup(this.pgid, 'SIGKILL');
   }
 
-  private unsyncReason: string | undefined;
-  private throttleNotedAt = 0;
-  private throttledMs = 0;
-
-  private droppedNotedAt = 0;
-
-  /** Says (at most every 10 s, in the server's log) that notifications over the budget were not relayed. */
-  private onNotificationsDropped(run: number, count: number): void {
-    const now = Date.now();
-    if (run !== this.run || now - this.droppedNotedAt < 10_000) return;
-    this.droppedNotedAt = now;
-    this.appendStderr(run, `[gatehouse] notifications over their byte budget (${SERVER_NOTIFICATION_BYTES_PER_SEC / 1024 / 1024} MiB/s) not relayed to agents: ${count} so far this run`);
-  }
-
-  /** Says (at most every 10 s, in the server's log) that its stdout is being read at the budget rate. */
-  private onThrottled(run: number, ms: number): void {
-    this.throttledMs += ms;
-    const now = Date.now();
-    if (run !== this.run || now - this.throttleNotedAt < 10_000) return;
-    this.throttleNotedAt = now;
-    this.appendStderr(
-      run,
-      `[gatehouse] stdout over its byte budget (${SERVER_INBOUND_BYTES_PER_SEC / 1024 / 1024} MiB/s): reading paused ${this.throttledMs} ms so far; other servers are not affected`,
-    );
-  }
   private pendingEndReason: string | undefined;
   private sandboxRun: SandboxedRun | undefined;
   /** Set when restarting cannot help (the command does not exist): fail at once. */
@@ -626,26 +451,10 @@ export class ManagedServer extends EventEmitter<Events> {
     this.endRun(run, { code: null, signal: null, reason: 'connection lost' });
   }
 
-  private heartbeat: NodeJS.Timeout | undefined;
+  private liveness: HttpLiveness | undefined;
   /** framing: auto — how to write until the server has spoken; flips after a silent startup timeout. */
   private autoWriteFraming: 'line' | 'content-length' = 'line';
   private heardFromRun = false;
-  private checkingAlive = false;
-
-  /** Pings an HTTP upstream; when it does not answer, the run ends (and restarts by the usual rules). */
-  private async checkHttpAlive(run: number, client: Client): Promise<void> {
-    if (this.checkingAlive || run !== this.run || this.runEnded.has(run) || this.stopping) return;
-    this.checkingAlive = true;
-    try {
-      await client.ping({ timeout: HTTP_PING_TIMEOUT_MS });
-    } catch (err) {
-      if (run === this.run && !this.runEnded.has(run) && !this.stopping) {
-        this.endRun(run, { code: null, signal: null, reason: `connection lost: ${(err as Error).message}` });
-      }
-    } finally {
-      this.checkingAlive = false;
-    }
-  }
 
   /** SIGTERM (then SIGKILL) the run's group if it has not exited on its own shortly. */
   private killLater(run: number, why: string): void {
@@ -668,16 +477,13 @@ export class ManagedServer extends EventEmitter<Events> {
     this.sandboxRun = undefined;
     for (const t of this.killTimers) clearTimeout(t);
     this.killTimers = [];
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = undefined;
-    const now = Date.now();
-    const uptimeMs = now - (this.startedAt ?? now);
-    const reason = this.pendingEndReason ? `${this.pendingEndReason} (${exit.reason})` : exit.reason;
+    this.liveness?.stop();
+    this.liveness = undefined;
+    const { info, line } = this.exits.end(run, exit, { startedAt: this.startedAt, pendingReason: this.pendingEndReason, stderrTail: this.stderrRing.slice(-EXIT_STDERR_LINES) });
+    const { reason, uptimeMs } = info;
     this.pendingEndReason = undefined;
-    const info: ExitInfo = { code: exit.code, signal: exit.signal, at: now, uptimeMs, reason };
     this.lastExit = info;
-    this.exits.record(run, info, this.stderrRing.slice(-EXIT_STDERR_LINES));
-    this.appendStderr(run, exitLogLine({ ...info, run }));
+    this.appendStderr(run, line);
     // The leader's exit is not the group's: grandchildren (npx → node, a helper that ignores
     // SIGTERM) outlive it. They go with their parent, and stop() resolves only once they are
     // gone, so "stopped" means no process of the server is left.
@@ -694,6 +500,8 @@ export class ManagedServer extends EventEmitter<Events> {
     this.child = undefined;
     const client = this.currentClient;
     this.currentClient = undefined;
+    this.currentV1 = undefined;
+    this.currentPort = undefined;
     this.currentChannel = undefined;
     // Requests in flight fail at once (the SDK rejects them with ConnectionClosed on close).
     void client?.close().catch(() => {});
@@ -792,34 +600,4 @@ export class ManagedServer extends EventEmitter<Events> {
   private emitStatus(): void {
     this.emit('status', this.status());
   }
-}
-
-/** Exponential backoff with ±20% jitter, so a fleet of crashing servers does not restart in lockstep. */
-export function backoffDelay(attempt: number, initialMs: number, maxMs: number): number {
-  const base = Math.min(maxMs, initialMs * 2 ** attempt);
-  return Math.round(base * (0.8 + Math.random() * 0.4));
-}
-
-/** Resolves once no process of the group exists, or after maxMs (a zombie nobody reaps). */
-function waitGroupGone(pgid: number, maxMs: number): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  return new Promise((resolve) => {
-    const poll = (): void => {
-      if (!groupAlive(pgid) || Date.now() >= deadline) return resolve();
-      setTimeout(poll, 10);
-    };
-    poll();
-  });
-}
-
-class StartupTimeoutError extends Error {}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StartupTimeoutError(message)), ms);
-    }),
-  ]);
 }

@@ -12,6 +12,7 @@ import { appRoot, toolsServerEntry } from '../paths';
 import { ManagedServer, type RunInfo } from './managed-server';
 import { resolveSearchPath } from './shell-path';
 import type { ExitInfo, ServerStatus } from './types';
+import { UpstreamEras } from './upstream-era';
 
 export interface SupervisorOptions {
   session: string;
@@ -21,11 +22,13 @@ export interface SupervisorOptions {
   clientFactory?: (serverId: string) => Client;
   /** The OAuth client of an `auth: oauth` server (main/auth/auth-manager.ts). */
   oauthFor?: (spec: ServerSpec) => UpstreamOAuth | undefined;
-  channelRoutes?: (serverId: string) => ChannelRoutes;
+  channelRoutes?: (serverId: string, era?: 'old' | 'new') => ChannelRoutes;
   stdinGraceMs?: number;
   termGraceMs?: number;
   /** Launch consent, asked before each start (main/trust/trust-guard.ts). */
   startGate?: (spec: ServerSpec) => string | undefined;
+  /** Where upstream eras are remembered (default: `<data dir>/upstream-eras.json`). */
+  eras?: UpstreamEras;
 }
 
 type Events = {
@@ -38,12 +41,15 @@ type Events = {
 export class Supervisor extends EventEmitter<Events> {
   readonly servers = new Map<string, ManagedServer>();
   private searchPath: string | undefined;
+  /** Each server's protocol era, remembered in the data dir across launches (upstream-era.ts). */
+  private readonly eras: UpstreamEras;
 
   constructor(
     readonly profile: ResolvedProfile,
     private readonly opts: SupervisorOptions,
   ) {
     super();
+    this.eras = opts.eras ?? new UpstreamEras(profile.dataDir);
   }
 
   /** Resolves the PATH, creates every server and starts them; resolves when all have settled. */
@@ -65,6 +71,7 @@ export class Supervisor extends EventEmitter<Events> {
         hostEnv: this.opts.hostEnv,
         toolsServerEntry: toolsServerEntry(),
         dataDir: this.profile.dataDir,
+        eras: this.eras,
         clientFactory: this.opts.clientFactory,
         oauth: this.opts.oauthFor?.(spec),
         channelRoutes: this.opts.channelRoutes,

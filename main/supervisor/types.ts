@@ -48,6 +48,8 @@ export interface ServerStatus {
   protocolFaults: number;
   serverInfo?: Implementation;
   protocolVersion?: string;
+  /** The protocol era of the ready run (new: 2026-07-28 and later, stateless). */
+  era?: ServerEraInfo;
   capabilities?: ServerCapabilities;
   toolCount?: number;
   instructions?: string;
@@ -55,6 +57,33 @@ export interface ServerStatus {
   auth?: AuthStatusInfo;
   /** The OS sandbox of a process server (absent for HTTP upstreams); `off` is shown as a warning. */
   sandbox?: SandboxSummary;
+}
+
+/**
+ * The SDK client of a server's run as the gateway uses it (lists, lifecycle requests, ping):
+ * the SDK v1 client for an old-era server, the SDK v2 client (new-era-client.ts) for a new one.
+ */
+export interface UpstreamClient {
+  request(req: { method: string; params?: Record<string, unknown> }, schema: unknown, options?: { timeout?: number; signal?: AbortSignal }): Promise<unknown>;
+  getServerCapabilities(): ServerCapabilities | undefined;
+  getServerVersion(): Implementation | undefined;
+  getInstructions(): string | undefined;
+  ping(options?: { timeout?: number }): Promise<unknown>;
+  close(): Promise<void>;
+  /**
+   * New era only: the log level rides in each request's `_meta` (there is no logging/setLevel),
+   * and a resource subscription is a `subscriptions/listen` stream (there is no resources/subscribe).
+   */
+  setLogLevel?(level: string): void;
+  listenResource?(uri: string): Promise<void>;
+  unlistenResource?(uri: string): Promise<void>;
+}
+
+/** The era a server's run speaks (main/supervisor/upstream-era.ts), shown in the Servers view. */
+export interface ServerEraInfo {
+  era: 'old' | 'new';
+  /** How it was known: remembered from an earlier start, probed now, or learnt from this run's handshake. */
+  how: 'remembered' | 'probed' | 'handshake';
 }
 
 export type { Tool };

@@ -5,6 +5,7 @@
 // Cost model: append is O(1) amortised per event (a ring buffer plus hash indexes, no re-sort);
 // a filter change walks the held rows once; everything else touches one call's tree.
 import { invalidateSummary, progressText, rowSummary } from './summary';
+import { newEraSides } from '../era';
 import type {
   Direction,
   ExchangeInfo,
@@ -423,6 +424,7 @@ export class TrafficStore {
   }
 
   private applyInfo(row: TrafficRow, info: ExchangeInfo): void {
+    row.newEra = newEraSides(info);
     if (info.decision) row.decision = info.decision;
     if (info.decidedBy) row.decidedBy = info.decidedBy;
     row.outcome = info.outcome;

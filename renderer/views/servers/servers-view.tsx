@@ -7,6 +7,7 @@ import { Play, RotateCw, ScrollText, Server, Square } from 'lucide-react';
 import { useHostApi } from '../../api/context';
 import { Badge, StateBadge } from '../../components/badge';
 import { SandboxBadge } from './sandbox-badge';
+import { EraBadge } from './era-badge';
 import { Banner } from '../../components/banner';
 import { Button } from '../../components/button';
 import { EmptyState } from '../../components/empty-state';
@@ -130,7 +131,7 @@ function ServerTable({ launch, selected, onSelect }: { launch: LaunchSummary; se
                 <button type="button" className="link-plain mono strong" onClick={() => onSelect(s.id)} aria-label={`Details of ${s.id}`}>
                   {s.id}
                 </button>
-                <span className="muted small"> {s.kind}</span> <SandboxBadge sandbox={s.sandbox} />
+                <span className="muted small"> {s.kind}</span> <SandboxBadge sandbox={s.sandbox} /> <EraBadge status={s} />
               </td>
               <td><StateBadge state={s.state} /></td>
               <td className="cell-ellipsis muted" title={stripAnsi(s.reason)}>

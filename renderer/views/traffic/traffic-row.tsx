@@ -2,6 +2,7 @@
 import { formatBytes, formatTime } from '../../components/format-time';
 import type { TrafficRow as Row, TrafficStore } from '../../lib/traffic-store';
 import { Highlight } from './highlight';
+import { EraTag } from './era-tag';
 
 export const ROW_HEIGHT = 22;
 
@@ -98,6 +99,7 @@ export function TrafficRowCells({ row, store, query, onToggle, onPin }: { row: R
           <Highlight text={ev.method ?? (ev.kind === 'fault' ? 'protocol fault' : isResponse ? 'response' : '')} query={query} />
         </span>
         {row.replayOf !== undefined ? <span className="traffic-tag">replay</span> : null}
+        <EraTag sides={row.newEra} />
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-summary">
         {fraction !== undefined ? (
