@@ -63,6 +63,8 @@ export interface Exchange extends ExchangeStamp {
   upstreamEra?: string;
   /** For a call held for input (input-bridge.ts): the input_required rounds sent so far. */
   round?: number;
+  /** A new-era agent's declared client capabilities (its request's `_meta`): what a new-era server may ask it. */
+  agentCapabilities?: Record<string, unknown>;
   /** The `Mcp-Param-*` headers of the agent's HTTP request, sent on to a new-era HTTP server. */
   forwardHeaders?: Record<string, string>;
 }

@@ -116,7 +116,7 @@ export class Gateway extends EventEmitter<Events> {
       firstStarts: () => this.firstStarts(),
       // A new-era server's questions take the one governed path of server→client requests.
       inputRounds: new UpstreamInput(
-        (serverId, method, params, parent, signal) => this.serverRequests.handle(serverId, method, params, parent, signal),
+        (serverId, method, params, parent, signal, inputKey) => this.serverRequests.handle(serverId, method, params, parent, signal, undefined, inputKey),
         (ex, serverId, id) => this.exchanges.resent(ex, serverId, id),
       ),
     });

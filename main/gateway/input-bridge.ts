@@ -197,7 +197,7 @@ export class InputBridge {
       request: async (method: string, params: Record<string, unknown> | undefined, options: ChannelRequestOptions, onId?: (id: RequestId) => void): Promise<RpcReply> => {
         const rid = `bridge-${++this.counter}`;
         onId?.(rid);
-        const reply = await answer(method, params, options.signal, (options as ChannelRequestOptions & { inputKey?: string }).inputKey);
+        const reply = await answer(method, params, options.signal, options.inputKey);
         return { jsonrpc: '2.0', id: rid, ...reply } as RpcReply;
       },
     };

@@ -317,6 +317,8 @@ export class NewEraHandler {
         outcome = await resumed;
       } else {
         this.progressTo.set(ex!.id, progress);
+        // What the agent can answer, for a new-era server behind (NewEraPort tells it no more).
+        ex!.agentCapabilities = era.clientCapabilities as Record<string, unknown>;
         outcome = await this.bridge.start(ex!, hold, () => this.run(ex!, msg.method, upstreamParams(params)));
       }
     } catch (err) {

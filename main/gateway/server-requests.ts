@@ -67,6 +67,8 @@ export interface ServerRequestDeps {
 }
 
 export class ServerRequests {
+  /** The key a new-era server gave a question (inputRequests), by the question's exchange. */
+  private readonly inputKeys = new WeakMap<Exchange, string>();
   constructor(private readonly deps: ServerRequestDeps) {}
 
   /**
@@ -140,10 +142,13 @@ export class ServerRequests {
   private async toSession(target: RoutedSession, ex: Exchange, method: string, params: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
     const parent = ex.parent ? this.deps.table.get(ex.parent) : undefined;
     const related = parent && parent.agentSession === target.id ? parent.downstreamId : undefined;
+    const inputKey = this.inputKeys.get(ex);
     const reply = await target.channel.request(method, params as Record<string, unknown> | undefined, {
       stamp: ex,
       signal,
       ...(related !== undefined ? { relatedRequestId: related } : {}),
+      // A new-era server's key for this question: a new-era agent sees it under that name (input-bridge.ts).
+      ...(inputKey !== undefined ? { inputKey } : {}),
     });
     if ('error' in reply) throw new GatewayError(reply.error.code, reply.error.message, reply.error.data);
     return reply.result;
@@ -231,8 +236,10 @@ export class ServerRequests {
     parent: Exchange | undefined,
     signal: AbortSignal,
     opened?: Exchange,
+    inputKey?: string,
   ): Promise<Record<string, unknown>> {
     const ex = opened ?? this.openQuestion(serverId, method, parent);
+    if (inputKey !== undefined) this.inputKeys.set(ex, inputKey);
     return this.run(ex, () => {
       if (method === 'sampling/createMessage') return this.sampling(serverId, ex, params, signal);
       if (method === 'elicitation/create') return this.elicitation(serverId, ex, params, signal);

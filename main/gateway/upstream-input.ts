@@ -21,7 +21,8 @@ export const MAX_INPUT_ROUNDS = 16;
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
 /** The one governed handling of a server→client request (ServerRequests.handle). */
-export type AskOne = (serverId: string, method: string, params: Record<string, unknown> | undefined, parent: Exchange, signal: AbortSignal) => Promise<Record<string, unknown>>;
+/** `inputKey`: the server's own key for the question, kept when it reaches a new-era agent. */
+export type AskOne = (serverId: string, method: string, params: Record<string, unknown> | undefined, parent: Exchange, signal: AbortSignal, inputKey?: string) => Promise<Record<string, unknown>>;
 
 export function isInputRequired(reply: RpcReply): reply is Extract<RpcReply, { result: Record<string, unknown> }> {
   return 'result' in reply && (reply.result as { resultType?: unknown } | undefined)?.resultType === 'input_required';
@@ -72,7 +73,7 @@ export class UpstreamInput {
         const answers = await Promise.all(
           requests.map(async ([key, req]) => {
             try {
-              return [key, await this.ask(a.serverId, req.method, req.params, a.ex, round$.signal)] as const;
+              return [key, await this.ask(a.serverId, req.method, req.params, a.ex, round$.signal, key)] as const;
             } catch (err) {
               round$.abort(err);
               throw err;

@@ -70,6 +70,8 @@ export interface ChannelRequestOptions {
   relatedRequestId?: RequestId;
   /** Extra HTTP headers for this request (a new-era upstream: the agent's `Mcp-Param-*`). */
   headers?: Record<string, string>;
+  /** A question for a new-era agent (the input bridge's session): the key a new-era server gave it. */
+  inputKey?: string;
 }
 
 interface Pending {

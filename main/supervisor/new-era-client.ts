@@ -111,6 +111,11 @@ export class NewEraPort {
 
   request(method: string, params: Record<string, unknown> | undefined, options: ChannelRequestOptions, onId?: (id: RequestId) => void): Promise<RpcReply> {
     const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), ...newEraEnvelope(this.version, this.logLevel) };
+    // A new-era agent said what it can answer: the server is told no more than that (a question
+    // the agent cannot answer is then the server's to refuse, with -32021, or not to ask). An
+    // old-era agent's questions the gateway can always route (or a person answers): all of them.
+    const agentCaps = (options.stamp as { agentCapabilities?: Record<string, unknown> }).agentCapabilities;
+    if (agentCaps) meta[CLIENT_CAPABILITIES_META_KEY] = routableCapabilities(agentCaps);
     const forward = (options.stamp as { forwardHeaders?: Record<string, string> }).forwardHeaders;
     const headers = forward ? paramHeaders(forward) : undefined;
     return this.channel.request(method, { ...(params ?? {}), _meta: meta }, { ...options, ...(headers ? { headers } : {}) }, onId);
@@ -119,6 +124,13 @@ export class NewEraPort {
   get inFlight(): number {
     return this.channel.inFlight;
   }
+}
+
+/** What of an agent's declared capabilities the gateway can route back to it. */
+export function routableCapabilities(agent: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(GATEWAY_UPSTREAM_CAPABILITIES)) if (agent[key] !== undefined) out[key] = agent[key];
+  return out;
 }
 
 /** Only `Mcp-Param-*` headers go upstream from an agent's request (never its auth or cookies). */

@@ -4,10 +4,8 @@
 // servers, answer an elicitation that reaches them through the bridge (the new-era server's
 // input_required becomes a real elicitation/create to them), and see progress.
 //
-// The v2 client negotiates what the gateway offers downstream: until `down` is merged that is
-// 2025-11-25 (its auto mode falls back after probing), afterwards 2026-07-28 — then its
-// elicitation answer goes back as `inputResponses` through down's bridge.
-// LEAD: after merging `down`, set NEW_ERA_DOWNSTREAM to true: the v2 client must then be modern.
+// The v2 client negotiates what the gateway offers downstream, 2026-07-28: its elicitation answer
+// goes back as `inputResponses` through the input bridge.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,8 +18,8 @@ import { tempDir, writeProfile } from '../support/temp';
 import { startFixtureUrl, type FixtureServer } from '../support/fixture-url';
 import { repoRoot } from '../support/supervisor';
 
-/** LEAD: true once `down` (the gateway serving 2026-07-28 downstream) is merged. */
-const NEW_ERA_DOWNSTREAM = false;
+/** The gateway serves 2026-07-28 downstream: the v2 client in auto mode must come out modern. */
+const NEW_ERA_DOWNSTREAM = true;
 const TOKEN = 'era-interop-token-0123456789abcdef';
 
 let tmp: ReturnType<typeof tempDir>;
