@@ -100,7 +100,16 @@ export class ServerRequests {
           tool: msg.method,
           parent: parent?.id,
         });
-        return { stamp: ex };
+        return {
+          stamp: ex,
+          // The SDK client refuses a malformed request before any handler runs (its schema): the
+          // exchange still ends, with the error it was answered with (found in review).
+          answered: (reply) => {
+            if (ex.outcome !== undefined) return;
+            const error = (reply as { error?: { message?: string } }).error;
+            table.close(ex, 'error', { error: error?.message ?? 'answered without a handler' });
+          },
+        };
       },
       notification: (msg) => {
         const relay = era === 'new' ? newEra[msg.method] : undefined;

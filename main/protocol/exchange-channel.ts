@@ -32,6 +32,8 @@ export interface InboundRequestRoute {
   /** Absent for a request the gateway answers itself that is no exchange (a new-era tools/list). */
   stamp?: ExchangeStamp;
   handle?: (message: JSONRPCRequest, extra?: MessageExtraInfo) => void;
+  /** Called when the answer to it goes out (whoever made it: the SDK peer may refuse the request itself). */
+  answered?: (message: JSONRPCMessage) => void;
 }
 
 /** How an inbound notification is routed: its exchange, a handler, and whether the peer still gets it. */
@@ -85,6 +87,7 @@ interface Served {
   stamp?: ExchangeStamp;
   since: number;
   handle?: InboundRequestRoute['handle'];
+  answered?: InboundRequestRoute['answered'];
 }
 
 /** Requests remembered without an answer; beyond this the oldest are failed (a peer that never answers). */
@@ -261,7 +264,7 @@ export class ExchangeChannel implements Transport {
           const route = this.opts.routes?.request?.(message as JSONRPCRequest);
           if (route) {
             if (route.stamp) route.stamp.requestBytes = bytes;
-            this.remember(this.served, id, { stamp: route.stamp, since: now(), handle: route.handle });
+            this.remember(this.served, id, { stamp: route.stamp, since: now(), handle: route.handle, answered: route.answered });
             return this.recorder.message(message, bytes, false, text, route.stamp);
           }
         } else {
@@ -297,6 +300,7 @@ export class ExchangeChannel implements Transport {
       if (s.stamp) s.stamp.responseBytes = bytes;
     }
     this.recorder.message(message, bytes, true, text, s?.stamp, s?.since);
+    s?.answered?.(message);
   }
 
   private dispatch(message: JSONRPCMessage, extra?: MessageExtraInfo): void {

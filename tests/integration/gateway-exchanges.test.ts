@@ -11,6 +11,7 @@ import { Host, type Launch } from '../../main/host';
 import type { CallRow } from '../../main/audit/types';
 import { buildTestBundle, type TestBundle } from '../support/build';
 import { tempDir, writeProfile } from '../support/temp';
+import { profileYaml, serverFixture } from '../support/supervisor';
 import { autoApprover, connectHttp, waitFor } from '../support/gateway';
 
 const PROFILE = `
@@ -144,5 +145,33 @@ describe('every call is one exchange', () => {
     const bad = spawnSync(process.execPath, [bundle.entry('cli'), 'audit', 'calls', '--outcome', 'nope', '--data-dir', path.join(tmp.dir, 'data')], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--outcome expects one of pending, ok, error/);
+  });
+});
+
+describe('a server→client request the SDK client refuses before any handler runs', () => {
+  it('ends as an exchange with the error it was answered with, not pending forever (found in review)', async () => {
+    const t = tempDir();
+    const h = new Host({ dataDir: path.join(t.dir, 'data') });
+    try {
+      const file = writeProfile(t.dir, profileYaml('bad-sampling', { raw: { command: process.execPath, args: [serverFixture('raw-server.mjs')] } }, { policy: { default: 'allow', sampling: 'allow' } }));
+      const l = await h.launch(file, { httpPort: 0, token: 'bad-sampling-token-1234567890' });
+      const c = await connectHttp(l);
+      try {
+        const res = (await c.callTool({ name: 'bad_sampling', arguments: {} })) as { content: Array<{ text: string }> };
+        const refusal = JSON.parse(res.content[0]!.text) as { code: number; message: string };
+        expect(refusal.message).toContain("messages");
+        const question = await waitFor(() => {
+          h.audit!.flush();
+          return h.audit!.queryCalls({ session: l.id, limit: 100 }).find((row) => row.kind === 'server_request' && row.outcome !== 'pending');
+        }, 'the refused sampling request ended');
+        expect(question).toMatchObject({ method: 'sampling/createMessage', outcome: 'error' });
+        expect(l.gateway.exchanges.openExchanges().filter((e) => e.kind === 'server_request')).toEqual([]);
+      } finally {
+        await c.close().catch(() => {});
+      }
+    } finally {
+      await h.shutdown();
+      t.cleanup();
+    }
   });
 });
