@@ -28,6 +28,23 @@ describe('tool console state', () => {
     expect(d.value).toEqual({ path: 'a.txt' });
   });
 
+  it("adopts the host's record of a call: pending after a reload, then its result, never an older call's", () => {
+    const state = new ToolConsoleState(new MemoryStorage());
+    const base = { launchId: 'L', tool: 'write_file', args: { path: 'b.txt' } };
+    state.adopt({ ...base, exchange: 'ui#2', startedAt: 2000 });
+    expect(state.draft('L', 'write_file')?.calling).toBe(true);
+    // The record of an earlier call, answered, arrives late: it does not replace the pending one.
+    state.adopt({ ...base, exchange: 'ui#1', startedAt: 1000, output: { error: 'old', exchange: 'ui#1' }, ms: 5 });
+    expect(state.draft('L', 'write_file')?.calling).toBe(true);
+    expect(state.draft('L', 'write_file')?.result).toBeUndefined();
+    state.adopt({ ...base, exchange: 'ui#2', startedAt: 2000, output: { error: 'denied by a person', exchange: 'ui#2' }, ms: 40 });
+    const d = state.draft('L', 'write_file')!;
+    expect(d.calling).toBe(false);
+    expect(d.result).toEqual({ out: { error: 'denied by a person', exchange: 'ui#2' }, ms: 40, args: { path: 'b.txt' } });
+    // Another tool's draft is untouched.
+    expect(state.draft('L', 'read_file')).toBeUndefined();
+  });
+
   it('restores drafts (not results) from storage', async () => {
     const storage = new MemoryStorage();
     const a = new ToolConsoleState(storage);

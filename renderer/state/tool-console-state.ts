@@ -2,8 +2,9 @@
 // and per tool its draft (form value or raw JSON) and its last result. A call runs here, not in
 // the view, so going to Approvals to answer the call's own approval and coming back finds the
 // call still pending and then its result. Drafts (not results) are also written to localStorage,
-// so a reload keeps them.
-import type { CommandOutput, HostApi } from '../../common/host-api';
+// so a reload keeps them; the calls themselves the host keeps (main/api/console-calls.ts), and
+// `adopt` takes them back after a reload: still pending, or answered while the window was away.
+import type { CommandOutput, EventPayload, HostApi } from '../../common/host-api';
 import type { FormValue } from '../lib/schema-form/model';
 import { Store } from './store';
 
@@ -20,7 +21,11 @@ export interface ToolDraft {
   raw?: string | null;
   calling?: boolean;
   result?: CallResultState;
+  /** When the latest call the host told of started (host clock): an older call's record never replaces it. */
+  callStartedAt?: number;
 }
+
+export type ConsoleCall = EventPayload<'console:call'>['call'];
 
 export interface ToolConsoleSnapshot {
   query: string;
@@ -77,6 +82,21 @@ export class ToolConsoleState {
       result = { error: e instanceof Error ? e.message : String(e), ms: performance.now() - t0, args };
     }
     this.patch(launchId, tool, { calling: false, result });
+  }
+
+  /**
+   * The host's record of a call (`host:snapshot` after a reload, `console:call` live): the tool's
+   * draft shows it pending, or its result, unless it already shows a later call.
+   */
+  adopt(call: ConsoleCall): void {
+    const d = this.draft(call.launchId, call.tool);
+    if (d?.callStartedAt !== undefined && call.startedAt < d.callStartedAt) return;
+    if (!call.output) {
+      this.patch(call.launchId, call.tool, { calling: true, callStartedAt: call.startedAt });
+      return;
+    }
+    if (d?.result?.out?.exchange === call.exchange && !d.calling) return;
+    this.patch(call.launchId, call.tool, { calling: false, callStartedAt: call.startedAt, result: { out: call.output, ms: call.ms ?? 0, args: call.args } });
   }
 
   private restore(): ToolConsoleSnapshot {

@@ -106,3 +106,46 @@ test('the Tool console keeps its tool, draft and pending call while its approval
   await page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name: /^read_file/ }).click();
   await expect(page.getByRole('region', { name: 'Call read_file' }).getByRole('textbox', { name: 'Arguments as JSON' })).toHaveValue('{"file_path": "notes.txt"}');
 });
+
+test('a pending Tool console call survives a reload, and its result answered while the window is away is there after it', async ({ page, context }, testInfo) => {
+  await openApp(page, serve());
+  await ensureLaunched(page, 'demo', 3);
+  await gotoView(page, 'Tool console');
+  await page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name: /^write_file/ }).click();
+  let panel = page.getByRole('region', { name: 'Call write_file' });
+  await panel.getByRole('button', { name: 'Edit as JSON' }).click();
+  const args = JSON.stringify({ file_path: 'console-reload.txt', content: 'kept across a reload' });
+  await panel.getByRole('textbox', { name: 'Arguments as JSON' }).fill(args);
+  await panel.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(panel).toContainText('Waiting for the gateway');
+
+  // A reload drops the window's own promise of the answer: the host's record brings the call back.
+  await page.reload();
+  await expect(page.getByRole('status', { name: 'Host connection: Connected' })).toBeVisible();
+  await gotoView(page, 'Tool console');
+  panel = page.getByRole('region', { name: 'Call write_file' });
+  await expect(panel).toContainText('Waiting for the gateway');
+  await expect(panel.getByRole('button', { name: 'Call', exact: true })).toBeDisabled();
+
+  // The window goes away; a second one answers the approval (Deny: the demo workspace is never written).
+  await page.goto('about:blank');
+  const other = await context.newPage();
+  await openApp(other, serve());
+  await other.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: /^Approvals/ }).click();
+  const card = other.getByRole('main', { name: 'Approvals' }).locator('[data-approval-id]').filter({ hasText: 'console-reload.txt' });
+  await card.getByRole('button', { name: /^Deny/ }).click();
+  await expect(card).toHaveCount(0);
+  await other.close();
+
+  // Back: the answer that came while it was away is shown, with its exchange and arguments.
+  await page.goBack();
+  await expect(page.getByRole('status', { name: 'Host connection: Connected' })).toBeVisible();
+  await gotoView(page, 'Tool console');
+  panel = page.getByRole('region', { name: 'Call write_file' });
+  await expect(panel.getByRole('textbox', { name: 'Arguments as JSON' })).toHaveValue(args);
+  const result = panel.getByRole('region', { name: 'Result' });
+  await expect(result).toContainText(/denied/i);
+  await expect(result.getByRole('button', { name: /^exchange / })).toBeVisible();
+  await expect(panel).not.toContainText('Waiting for the gateway');
+  await shot(page, testInfo, 'tool-console-after-reload');
+});
