@@ -501,6 +501,19 @@ export const commands = {
     input: z.object({ session: z.string().optional(), beforeSeq: z.number().optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
     output: z.array(TrafficEventSchema),
   },
+  /**
+   * Bodies of live traffic rows (the window keeps only row fields): by tap seq, checked against
+   * session and ts; from the tap's ring, else the audit store. `found: false` when neither has it.
+   */
+  'traffic:bodies': {
+    input: z.object({ refs: z.array(TrafficRowRefSchema).max(5000) }).strict(),
+    output: z.array(z.object({ seq: z.number(), message: z.unknown().optional(), found: z.boolean() })),
+  },
+  /** Tap seqs of live messages since `since` whose JSON contains `text` (case-insensitive). */
+  'traffic:search': {
+    input: z.object({ text: z.string().min(1), since: z.number(), sessions: z.array(z.string()).optional() }).strict(),
+    output: z.object({ seqs: z.array(z.number()), complete: z.boolean() }),
+  },
   /** Pins and replay links of the Traffic view, kept by the host (survive reloads and restarts). */
   'traffic:marks': { input: Empty, output: TrafficMarksSchema },
   'traffic:pin': { input: z.object({ row: TrafficRowRefSchema, pinned: z.boolean() }).strict(), output: z.object({ ok: z.literal(true) }) },

@@ -374,6 +374,9 @@ function writeBool(key: string, value: boolean): void {
  */
 export function mountApp(api: AppHostApi, container: HTMLElement): () => void {
   const traffic = new TrafficStore();
+  // Live rows keep no message: the detail pane, replay, export and text search ask the host.
+  traffic.bodies.connect(api);
+  traffic.setBodySearch((text, since) => api.call('traffic:search', { text, since }).then((r) => r.seqs));
   const streams: Streams = { traffic, marks: new TrafficMarksSync(api, traffic), logs: new LogStore(), terminals: new TerminalFeed(api) };
   const state = new AppState(api, streams.traffic, streams.logs, toolConsoleState);
   state.start();

@@ -40,6 +40,7 @@ import type { ServerStatus } from '../supervisor/types';
 import { buildClientConfigs } from './connect-configs';
 import { authHandlers } from './auth-handlers';
 import { ConsoleCalls } from './console-calls';
+import { searchTrafficBodies, trafficBodies } from './traffic-bodies';
 import { TrafficMarks } from './traffic-marks';
 import { findSnippet } from '../audit/snippet';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
@@ -311,6 +312,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       });
     },
 
+    'traffic:bodies': (input) => trafficBodies({ tap: host.tap, audit: host.audit }, input.refs),
+    'traffic:search': (input) => searchTrafficBodies({ tap: host.tap, audit: host.audit }, input),
     'traffic:marks': () => marks.list(),
     'traffic:pin': (input) => {
       marks.setPinned(input.row, input.pinned);

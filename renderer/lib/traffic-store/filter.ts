@@ -30,8 +30,12 @@ export function compileFilter(f: TrafficFilter): CompiledFilter {
   return c;
 }
 
-/** Whether a row passes the compiled filter (its own fields only; the store adds children). */
-export function rowMatches(f: CompiledFilter, row: TrafficRow): boolean {
+/**
+ * Whether a row passes the compiled filter (its own fields only; the store adds children).
+ * `bodyHit`: whether the text is in the row's message or its pair's, for rows whose message is
+ * in the host (the store learns that from the host, or saw it on arrival).
+ */
+export function rowMatches(f: CompiledFilter, row: TrafficRow, bodyHit?: (row: TrafficRow) => boolean): boolean {
   if (f.all) return true;
   const ev = row.ev;
   if (f.sessions && !f.sessions.has(ev.session)) return false;
@@ -50,7 +54,7 @@ export function rowMatches(f: CompiledFilter, row: TrafficRow): boolean {
     const ok = (row.status !== undefined && f.statuses.has(row.status)) || (f.statuses.has('denied') && denied);
     if (!ok) return false;
   }
-  if (f.text) return searchText(row).includes(f.text);
+  if (f.text) return searchText(row).includes(f.text) || (bodyHit?.(row) ?? false);
   return true;
 }
 
@@ -66,11 +70,14 @@ export function methodMatcher(patterns: readonly string[]): (method: string) => 
   return (m) => exact.has(m) || prefixes.some((p) => m.startsWith(p));
 }
 
-/** The text a search runs over: method, summary and the JSON of the message and its pair. */
+/**
+ * The text a search runs over: method, summary and the JSON of the message and its pair (when
+ * held here; a live row's message is searched in the host, see TrafficStore.setFilter).
+ */
 export function searchText(row: TrafficRow): string {
   if (row._text === undefined) {
-    let s = `${row.ev.method ?? ''}\n${rowSummary(row)}\n${safeJson(row.ev.message)}`;
-    if (row.pair) s += `\n${safeJson(row.pair.ev.message)}`;
+    let s = `${row.ev.method ?? ''}\n${rowSummary(row)}\n${row.remote ? (row.error ?? '') : safeJson(row.ev.message)}`;
+    if (row.pair && !row.pair.remote) s += `\n${safeJson(row.pair.ev.message)}`;
     if (row.ev.fault) s += `\n${row.ev.fault}`;
     row._text = s.toLowerCase();
   }

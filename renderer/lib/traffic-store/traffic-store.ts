@@ -5,6 +5,9 @@
 // Cost model: append is O(1) amortised per event (a ring buffer plus hash indexes, no re-sort);
 // a filter change walks the held rows once; everything else touches one call's tree.
 import { CallLinks, connectionOf, exchangeKey } from './call-links';
+import { carryShed, Interner, shedBody, shedsBody, type ShedFields } from './body-shed';
+import { BodySearch, type BodySearchFn } from './body-search';
+import { TrafficBodies } from './bodies';
 import { applyExchangeInfo, needsOwnRow, syntheticEvent } from './exchange-records';
 import { compileFilter, rowMatches, type CompiledFilter } from './filter';
 import { VisibleRows } from './visible-rows';
@@ -31,6 +34,12 @@ export class TrafficStore {
   /** session|exchange → the host's record of the call (decision, decider, outcome), latest state. */
   private readonly exchangeInfo = new Map<string, ExchangeInfo>();
   private readonly links = new CallLinks(this);
+  private readonly interner = new Interner();
+  /** Live rows' messages, fetched from the host when shown. */
+  readonly bodies = new TrafficBodies();
+  /** Where the current text query is in live rows' messages (seen on arrival, or found by the host). */
+  private readonly bodySearch = new BodySearch();
+  private carried: Map<number, ShedFields> | undefined;
   private maxSeq = 0;
   private synthetic = 0;
   private readonly methodsSeen = new Set<string>();
@@ -111,6 +120,8 @@ export class TrafficStore {
     if (older.length === 0) return 0;
     const current: TrafficEvent[] = [];
     for (let i = 0; i < this.count; i++) current.push(this.rowAt(i)!.ev);
+    // Rows rebuilt from events whose message already went keep what was taken from it.
+    this.carried = carryShed(this.all());
     this.reset(Math.max(this.capacity, older.length + current.length));
     this.links.ingestingHistory = true;
     try {
@@ -119,6 +130,7 @@ export class TrafficStore {
       this.links.ingestingHistory = false;
     }
     for (const ev of current) this.ingest(ev);
+    this.carried = undefined;
     this.rebuildEntries();
     this.changed();
     return older.length;
@@ -200,6 +212,11 @@ export class TrafficStore {
     return rowSummary(row);
   }
 
+  private oldestRemoteTs(): number | undefined {
+    for (let i = 0; i < this.count; i++) if (this.rowAt(i)!.remote) return this.rowAt(i)!.ev.ts;
+    return undefined;
+  }
+
   /** Seq of the oldest event held (for `traffic:history` `beforeSeq`). */
   oldestSeq(): number | undefined {
     // A synthetic row's fractional seq is not a tap seq: page back from the oldest real one.
@@ -251,6 +268,7 @@ export class TrafficStore {
   setFilter(filter: TrafficFilter): void {
     this.filter = filter;
     this.compiled = compileFilter(filter);
+    this.bodySearch.reset(this.compiled.text, this.oldestRemoteTs(), () => this.setFilter(this.filter));
     for (let i = 0; i < this.count; i++) this.rowAt(i)!._childMatches = 0;
     for (const r of this.pinnedKept.values()) r._childMatches = 0;
     for (let i = 0; i < this.count; i++) {
@@ -262,6 +280,11 @@ export class TrafficStore {
     for (const r of this.pinnedKept.values()) r._match = this.matches(r);
     this.rebuildEntries();
     this.changed();
+  }
+
+  /** How a text query reaches the bodies held in the host (`traffic:search`). */
+  setBodySearch(search: BodySearchFn): void {
+    this.bodySearch.search = search;
   }
 
   /** The active text query, lower-cased (empty when none). */
@@ -375,12 +398,19 @@ export class TrafficStore {
 
   private ingest(ev: TrafficEvent): void {
     if (this.count === this.ringSize) this.evictOldest();
+    // A live row's message goes once it has been read (body-shed.ts); history keeps its own.
+    const kept = this.carried?.get(ev.seq);
+    const shed = !kept && !this.links.ingestingHistory && shedsBody(ev);
+    if (shed) {
+      this.interner.event(ev);
+      this.bodySearch.arrived(ev);
+    }
     if (Number.isInteger(ev.seq) && ev.seq > this.maxSeq) this.maxSeq = ev.seq;
     const synthetic = !Number.isInteger(ev.seq);
     const row: TrafficRow = {
       ev,
       seq: ev.seq,
-      conn: connectionOf(ev),
+      conn: this.interner.get(connectionOf(ev)),
       root: undefined as unknown as TrafficRow,
       depth: 0,
       merged: false,
@@ -390,6 +420,7 @@ export class TrafficStore {
       _shown: false,
     };
     row.root = row;
+    if (kept) Object.assign(row, kept);
     if (synthetic) row.synthetic = true;
     if (ev.server) {
       row.server = ev.server;
@@ -417,6 +448,7 @@ export class TrafficStore {
         row.status = 'fault';
         break;
     }
+    if (shed) shedBody(row, this.interner);
     if (row.merged) return;
     row._match = this.matches(row);
     this.insertRow(row);
@@ -570,7 +602,7 @@ export class TrafficStore {
   // ---- filter -----------------------------------------------------------------------------------
 
   private matches(row: TrafficRow): boolean {
-    return rowMatches(this.compiled, row);
+    return rowMatches(this.compiled, row, this.bodySearch.hit);
   }
 
   // ---- ring ---------------------------------------------------------------------------------------

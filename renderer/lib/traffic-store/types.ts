@@ -56,6 +56,11 @@ export interface TrafficRow {
   tool?: string;
   progress?: Progress;
   evicted: boolean;
+  /** The message is in the host (a live row): fetch it to show it (bodies.ts); `ev.message` is a stub. */
+  remote?: boolean;
+  /** Summary pieces taken from the message on arrival: its own part, and a call's result text. */
+  brief?: string;
+  outText?: string;
   /** Replay: the seq of the call this one re-sent. */
   replayOf?: number;
   // --- caches (owned by the store) ---

@@ -88,7 +88,14 @@ function lowerBound(list: TrafficRow[], row: TrafficRow): number {
   return lo;
 }
 
-/** One event per line, as the host sent it (already redacted). */
-export function toJsonl(rows: readonly TrafficRow[]): string {
-  return rows.map((r) => JSON.stringify(r.ev)).join('\n') + (rows.length ? '\n' : '');
+/**
+ * One event per line, as the host sent it (already redacted). A live row's message is in the
+ * host: pass `bodies` (TrafficBodies.collect); one the host no longer has is marked so.
+ */
+export function toJsonl(rows: readonly TrafficRow[], bodies?: ReadonlyMap<number, unknown>): string {
+  const line = (r: TrafficRow): string => {
+    if (!r.remote) return JSON.stringify(r.ev);
+    return JSON.stringify(bodies?.has(r.seq) ? { ...r.ev, message: bodies.get(r.seq) } : { ...r.ev, message: undefined, bodyUnavailable: true });
+  };
+  return rows.map(line).join('\n') + (rows.length ? '\n' : '');
 }
