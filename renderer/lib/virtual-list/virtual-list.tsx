@@ -77,10 +77,7 @@ export function VirtualList(props: VirtualListProps) {
   const fixed = !variable;
   const base = useRef(headRemovals);
   const rebased = useRef(0);
-  // Following re-bases every frame: the list then keeps the same height and stays at its bottom,
-  // so the range the virtualizer renders is right before any scroll event (rows keep their keys,
-  // so only their offsets change).
-  if (!fixed || follow || headRemovals < base.current) base.current = headRemovals;
+  if (!fixed || headRemovals < base.current) base.current = headRemovals;
   else if ((headRemovals - base.current) * rowHeight > REBASE_PX) {
     rebased.current += (headRemovals - base.current) * rowHeight;
     base.current = headRemovals;
@@ -105,6 +102,13 @@ export function VirtualList(props: VirtualListProps) {
     // Fixed rows are never measured: their height is the contract (≤ 24 px dense rows).
     measureElement: variable ? (el) => (el as HTMLElement).offsetHeight || rowHeight : undefined,
   });
+  // Following: the layout effect below scrolls to the bottom before this frame is painted, so the
+  // range is taken at the bottom now, not at the offset of the last scroll event (a frame behind
+  // as the list grows: an empty band below the last row). Rows keep their places and keys, so the
+  // browser scrolls what it painted and paints only the rows that came in.
+  if (fixed && follow && virtualizer.scrollRect) {
+    virtualizer.scrollOffset = Math.max(0, virtualizer.getTotalSize() - virtualizer.scrollRect.height);
+  }
   const items = virtualizer.getVirtualItems();
 
   // Anchor: rows evicted at the head move everything up; put the first row in view back where it
