@@ -181,7 +181,10 @@ export class CallLinks {
     // A call already marked aborted stays aborted: whatever came late does not un-abort it.
     if (req.status !== 'aborted') this.host.setStatus(req, status);
     else invalidateSummary(req);
-    if (req.root !== req && req.root.decision === undefined && req.decision) req.root.decision = req.decision;
+    if (req.root !== req && req.root.decision === undefined && req.decision) {
+      req.root.decision = req.decision;
+      invalidateSummary(req.root);
+    }
   }
 
   /** An evicted row leaves every index that still points at it. */

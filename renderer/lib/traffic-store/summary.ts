@@ -16,6 +16,7 @@ export function rowSummary(row: TrafficRow): string {
 
 /** Called by the store when what a summary depends on changed (pair, tool, progress). */
 export function invalidateSummary(row: TrafficRow): void {
+  row._rev++;
   row._summary = undefined;
   row._text = undefined;
 }

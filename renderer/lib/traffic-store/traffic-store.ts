@@ -418,6 +418,7 @@ export class TrafficStore {
       _match: false,
       _childMatches: 0,
       _shown: false,
+      _rev: 0,
     };
     row.root = row;
     if (kept) Object.assign(row, kept);

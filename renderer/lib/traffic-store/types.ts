@@ -65,6 +65,7 @@ export interface TrafficRow {
   replayOf?: number;
   // --- caches (owned by the store) ---
   /** @internal */ _summary?: string;
+  /** @internal bumps whenever what the row shows may have changed (a memoised row re-renders). */ _rev: number;
   /** @internal */ _text?: string;
   /** @internal self match under the current filter generation. */ _match: boolean;
   /** @internal descendants that match (roots only). */ _childMatches: number;

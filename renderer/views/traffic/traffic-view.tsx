@@ -10,7 +10,7 @@ import { DetailPane, type ReplayState } from './detail-pane';
 import { downloadText } from '../../lib/download';
 import { FilterBar } from './filter-bar';
 import type { TrafficMarksSync } from './traffic-marks';
-import { COLUMNS, isPinKey, ROW_HEIGHT, TrafficHeader, TrafficRowCells } from './traffic-row';
+import { COLUMNS, isPinKey, ROW_HEIGHT, rowCellsProps, TrafficHeader, TrafficRowCells } from './traffic-row';
 import './traffic.css';
 
 export type LaunchSummary = EventPayload<'launch:changed'>['launch'];
@@ -177,7 +177,15 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
     downloadText(toJsonl(rows, await store.bodies.collect(rows)), `traffic-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
   };
 
-  const togglePin = (r: TrafficRow) => (marks ? marks.togglePin(r) : store.togglePin(r));
+  const togglePin = useCallback((r: TrafficRow) => (marks ? marks.togglePin(r) : store.togglePin(r)), [marks, store]);
+  // Stable, so a memoised row does not re-render for a new callback.
+  const toggleRow = useCallback(
+    (x: TrafficRow) => {
+      store.setExpanded(x, !store.isExpanded(x));
+      if (pausedRef.current) setFrozen(freeze(store));
+    },
+    [store],
+  );
 
   const onRowKeyDown = (e: KeyboardEvent<HTMLDivElement>, index: number) => {
     const r = rows.at(index);
@@ -255,10 +263,7 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
             }}
             renderRow={(i) => {
               const r = rows.at(i);
-              return r ? <TrafficRowCells row={r} store={store} query={query} onToggle={(x) => {
-                    store.setExpanded(x, !store.isExpanded(x));
-                    if (pausedRef.current) setFrozen(freeze(store));
-                  }} onPin={togglePin} /> : null;
+              return r ? <TrafficRowCells row={r} store={store} query={query} onToggle={toggleRow} onPin={togglePin} {...rowCellsProps(r, store)} /> : null;
             }}
           />
           {count === 0 ? (
