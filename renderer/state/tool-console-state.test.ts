@@ -45,6 +45,15 @@ describe('tool console state', () => {
     expect(state.draft('L', 'read_file')).toBeUndefined();
   });
 
+  it('keeps the arguments of a call at once, not after the save delay (a reload right after Call keeps them)', () => {
+    const storage = new MemoryStorage();
+    const a = new ToolConsoleState(storage);
+    a.patch('L', 'write_file', { raw: '{"file_path":"x"}' });
+    void a.call({ call: () => new Promise(() => {}) } as never, 'L', 'write_file', { file_path: 'x' });
+    const b = new ToolConsoleState(storage); // no wait: as a reload would
+    expect(b.draft('L', 'write_file')?.raw).toBe('{"file_path":"x"}');
+  });
+
   it('restores drafts (not results) from storage', async () => {
     const storage = new MemoryStorage();
     const a = new ToolConsoleState(storage);

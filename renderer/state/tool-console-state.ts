@@ -47,6 +47,8 @@ export class ToolConsoleState {
 
   constructor(private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | undefined = safeStorage()) {
     this.store = new Store<ToolConsoleSnapshot>(this.restore());
+    // A reload within the save delay would lose what was just typed: write it as the page goes.
+    globalThis.addEventListener?.('pagehide', () => this.flush());
   }
 
   setQuery(query: string): void {
@@ -73,6 +75,8 @@ export class ToolConsoleState {
   async call(api: Pick<HostApi, 'call'>, launchId: string, tool: string, args: Record<string, unknown>): Promise<void> {
     if (this.draft(launchId, tool)?.calling) return;
     this.patch(launchId, tool, { calling: true });
+    // The arguments of a call are kept at once, not after the save delay.
+    this.flush();
     const t0 = performance.now();
     let result: CallResultState;
     try {
@@ -115,19 +119,28 @@ export class ToolConsoleState {
     }
   }
 
+  /** Writes a pending save now. */
+  flush(): void {
+    if (!this.saveTimer) return;
+    clearTimeout(this.saveTimer);
+    this.save();
+  }
+
   private persist(): void {
     if (!this.storage || this.saveTimer) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      const s = this.store.get();
-      const drafts: Record<string, ToolDraft> = {};
-      for (const [k, d] of Object.entries(s.drafts).slice(-MAX_STORED_DRAFTS)) drafts[k] = { value: d.value, raw: d.raw ?? null };
-      try {
-        this.storage?.setItem(STORAGE_KEY, JSON.stringify({ query: s.query, selected: s.selected, drafts }));
-      } catch {
-        // Storage full or off: drafts then last as long as the window.
-      }
-    }, 250);
+    this.saveTimer = setTimeout(() => this.save(), 250);
+  }
+
+  private save(): void {
+    this.saveTimer = undefined;
+    const s = this.store.get();
+    const drafts: Record<string, ToolDraft> = {};
+    for (const [k, d] of Object.entries(s.drafts).slice(-MAX_STORED_DRAFTS)) drafts[k] = { value: d.value, raw: d.raw ?? null };
+    try {
+      this.storage?.setItem(STORAGE_KEY, JSON.stringify({ query: s.query, selected: s.selected, drafts }));
+    } catch {
+      // Storage full or off: drafts then last as long as the window.
+    }
   }
 }
 
