@@ -418,6 +418,14 @@ export const TrafficMarksSchema = z.object({
 // ---- commands --------------------------------------------------------------------------------
 
 const Empty = z.object({}).strict();
+
+const ToolCallOutputSchema = z.object({ result: CallToolResultSchema.optional(), error: z.string().optional(), exchange: z.string().optional() });
+/** A Tool console call, kept by the host (main/api/console-calls.ts): a reload finds it pending, then its result. */
+export const ConsoleCallSchema = z.object({
+  exchange: z.string(), launchId: z.string(), tool: z.string(), args: z.record(z.string(), z.unknown()), startedAt: z.number(),
+  /** Set once the call is answered (`ms` after it started). */
+  output: ToolCallOutputSchema.optional(), ms: z.number().optional(),
+});
 const LaunchRef = z.object({ launchId: z.string().min(1) }).strict();
 const ServerRef = z.object({ launchId: z.string().min(1), serverId: z.string().min(1) }).strict();
 
@@ -440,6 +448,7 @@ export const commands = {
       terminals: z.array(TerminalSummarySchema).optional(),
       /** Calls still open and the recently closed ones, so a (re)attaching window knows their decisions. */
       exchanges: z.array(ExchangeSchema).optional(),
+      consoleCalls: z.array(ConsoleCallSchema).optional(),
     }),
   },
   'profiles:list': { input: Empty, output: z.array(ProfileSummarySchema) },
@@ -487,7 +496,7 @@ export const commands = {
   /** Call a tool through the gateway as the UI's own agent session (policy and approvals apply). */
   'tools:call': {
     input: z.object({ launchId: z.string().min(1), name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict(),
-    output: z.object({ result: CallToolResultSchema.optional(), error: z.string().optional(), exchange: z.string().optional() }),
+    output: ToolCallOutputSchema,
   },
   /**
    * Older traffic from the audit store (for scrolling back past the in-memory buffer), newest
@@ -498,6 +507,19 @@ export const commands = {
   'traffic:history': {
     input: z.object({ session: z.string().optional(), beforeSeq: z.number().optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
     output: z.array(TrafficEventSchema),
+  },
+  /**
+   * Bodies of live traffic rows (the window keeps only row fields): by tap seq, checked against
+   * session and ts; from the tap's ring, else the audit store. `found: false` when neither has it.
+   */
+  'traffic:bodies': {
+    input: z.object({ refs: z.array(TrafficRowRefSchema).max(5000) }).strict(),
+    output: z.array(z.object({ seq: z.number(), message: z.unknown().optional(), found: z.boolean() })),
+  },
+  /** Tap seqs of live messages since `since` whose JSON contains `text` (case-insensitive). */
+  'traffic:search': {
+    input: z.object({ text: z.string().min(1), since: z.number(), sessions: z.array(z.string()).optional() }).strict(),
+    output: z.object({ seqs: z.array(z.number()), complete: z.boolean() }),
   },
   /** Pins and replay links of the Traffic view, kept by the host (survive reloads and restarts). */
   'traffic:marks': { input: Empty, output: TrafficMarksSchema },
@@ -630,6 +652,8 @@ export const events = {
   'auth:expired': z.object({ launchId: z.string(), serverId: z.string(), reason: z.string() }),
   /** A launch's trust reviews changed: fetch them again with `trust:reviews`. */
   'trust:changed': z.object({ launchId: z.string() }),
+  /** A Tool console call started (no `output`) or was answered, from any window. */
+  'console:call': z.object({ call: ConsoleCallSchema }),
 } as const;
 
 export type EventName = keyof typeof events;

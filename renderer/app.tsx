@@ -33,6 +33,7 @@ import { Timestamp } from './components/timestamp';
 import { ToastProvider } from './components/toasts';
 import { LogStore } from './lib/log-store';
 import { TrafficStore } from './lib/traffic-store';
+import { toolConsoleState } from './state/tool-console-state';
 import { AppStateContext, useAppState } from './state/app-context';
 import { AppState, type AppHostApi } from './state/app-state';
 import { navigate, navStore, VIEW_IDS, type ViewId } from './state/nav-store';
@@ -373,8 +374,11 @@ function writeBool(key: string, value: boolean): void {
  */
 export function mountApp(api: AppHostApi, container: HTMLElement): () => void {
   const traffic = new TrafficStore();
+  // Live rows keep no message: the detail pane, replay, export and text search ask the host.
+  traffic.bodies.connect(api);
+  traffic.setBodySearch((text, since) => api.call('traffic:search', { text, since }).then((r) => r.seqs));
   const streams: Streams = { traffic, marks: new TrafficMarksSync(api, traffic), logs: new LogStore(), terminals: new TerminalFeed(api) };
-  const state = new AppState(api, streams.traffic, streams.logs);
+  const state = new AppState(api, streams.traffic, streams.logs, toolConsoleState);
   state.start();
   streams.terminals.start();
   void streams.marks.start();

@@ -17,6 +17,7 @@ import { startServe } from '../../tests/e2e/support/serve';
 import { startLoad, type Load } from '../../tests/e2e/support/load';
 import { callFromPage } from '../../tests/e2e/support/page-api';
 import { clickLatency, heapAfterGc, measureFrames, type FrameStats } from './page-probes';
+import { profiled } from './profile';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLIENTS = Number(process.env.BENCH_UI_CLIENTS ?? 4);
@@ -100,10 +101,11 @@ async function runBuild(page: Page, label: string, outDir: string): Promise<Buil
     load = await startLoadNow();
     await page.waitForTimeout(2000);
     const phases: Phase[] = [];
-    const rate = async (fn: () => Promise<FrameStats>): Promise<{ frames: FrameStats; eventsPerSec: number }> => {
+    const rate = async (fn: () => Promise<FrameStats>, name: string): Promise<{ frames: FrameStats; eventsPerSec: number }> => {
       const a = await footer(page).catch(() => undefined);
       const t = Date.now();
-      const frames = await fn();
+      // BENCH_UI_PROFILE=<dir>: a CPU profile and a trace of the phase (slower frames while on).
+      const frames = await profiled(page, name, fn);
       const b = await footer(page).catch(() => undefined);
       return { frames, eventsPerSec: a && b ? (b.total - a.total) / ((Date.now() - t) / 1000) : NaN };
     };
@@ -122,7 +124,7 @@ async function runBuild(page: Page, label: string, outDir: string): Promise<Buil
     // Following (the view opens at the tail).
     await expect(page.locator('.traffic-follow')).toHaveText('Following');
     {
-      const r = await rate(() => measureFrames(page, PHASE_MS));
+      const r = await rate(() => measureFrames(page, PHASE_MS), 'following');
       phases.push({ name: 'Traffic, following', ...r, clicks: await filterClicks(page) });
     }
     const bottomGapPx = await page.getByRole('grid', { name: 'Traffic' }).evaluate((g: any) => {
@@ -137,14 +139,14 @@ async function runBuild(page: Page, label: string, outDir: string): Promise<Buil
     });
     await expect(page.locator('.traffic-follow')).toHaveText('Scrolled');
     {
-      const r = await rate(() => measureFrames(page, PHASE_MS));
+      const r = await rate(() => measureFrames(page, PHASE_MS), 'scrolled');
       phases.push({ name: 'Traffic, scrolled', ...r, clicks: await filterClicks(page) });
     }
 
     // Paused with the buffer full.
     await page.getByRole('button', { name: '❚❚ Pause' }).click();
     {
-      const r = await rate(() => measureFrames(page, PHASE_MS));
+      const r = await rate(() => measureFrames(page, PHASE_MS), 'paused');
       phases.push({ name: 'Traffic, paused', ...r, clicks: await filterClicks(page) });
     }
     await page.getByRole('button', { name: '▶ Resume' }).click();

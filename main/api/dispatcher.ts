@@ -39,6 +39,8 @@ import { authHandlers } from './auth-handlers';
 import { HostApiError, type Handlers } from './errors';
 import { auditHandlers } from './audit-handlers';
 import { terminalHandlers } from './terminal-handlers';
+import { ConsoleCalls } from './console-calls';
+import { searchTrafficBodies, trafficBodies } from './traffic-bodies';
 import { TrafficMarks } from './traffic-marks';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, terminalSummary } from './shapes';
@@ -94,7 +96,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
   const uiSession = `ui-${shell}`;
   const validate = opts.validateOutput ?? process.env.NODE_ENV !== 'production';
   const version = readVersion();
-  let consoleCalls = 0;
+  let consoleCallCount = 0;
 
   const launchOf = (launchId: string): Launch => {
     const launch = host.launches.get(launchId);
@@ -120,6 +122,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
   });
 
   const marks = new TrafficMarks(host.dataDir);
+  const consoleCalls = new ConsoleCalls();
 
   const handlers: Handlers = {
     'host:info': () => ({ version, dataDir: host.dataDir, shell, platform: process.platform }),
@@ -133,6 +136,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       approvals: host.broker.pending().map(pendingApproval),
       approvalNotices: host.broker.notices.list(),
       terminals: host.terminals.list().map(terminalSummary),
+      consoleCalls: consoleCalls.list(),
       exchanges: runningLaunches().flatMap((l) => l.gateway.exchanges.snapshot().map(exchangeRecord)),
     }),
 
@@ -215,17 +219,21 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       const launch = launchOf(input.launchId);
       // A request id of our own makes the exchange id known before the call returns, so the
       // window can find the call's traffic rows and its approval (`ui-web#console-3`).
-      const requestId = `console-${++consoleCalls}`;
+      const requestId = `console-${++consoleCallCount}`;
       const exchange = `${uiSession}#${requestId}`;
+      consoleCalls.start(exchange, launch.id, input.name, input.arguments);
+      let output: CommandOutput<'tools:call'>;
       try {
         const result = await launch.gateway.callTool(input.name, input.arguments, { agentSession: uiSession, requestId });
-        return { result: result as CommandOutput<'tools:call'>['result'], exchange };
+        output = { result: result as CommandOutput<'tools:call'>['result'], exchange };
       } catch (err) {
         // Unknown tool, or a JSON-RPC error from the server: shown to the person, not thrown.
         const code = (err as { code?: unknown }).code;
         const message = err instanceof McpError || typeof code === 'number' ? `${(err as Error).message} (code ${String(code)})` : (err as Error).message;
-        return { error: message, exchange };
+        output = { error: message, exchange };
       }
+      consoleCalls.finish(exchange, output);
+      return output;
     },
 
     'logs:tail': (input) => {
@@ -245,6 +253,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       });
     },
 
+    'traffic:bodies': (input) => trafficBodies({ tap: host.tap, audit: host.audit }, input.refs),
+    'traffic:search': (input) => searchTrafficBodies({ tap: host.tap, audit: host.audit }, input),
     'traffic:marks': () => marks.list(),
     'traffic:pin': (input) => {
       marks.setPinned(input.row, input.pinned);
@@ -371,6 +381,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       if (exchangeTimer) clearTimeout(exchangeTimer);
     });
     const onTrust = (launch: Launch) => broadcast('trust:changed', { launchId: launch.id });
+    disposers.push(consoleCalls.onChange((call) => broadcast('console:call', { call })));
     const onApproval = (e: ApprovalEvent) => {
       if (e.type === 'requested') broadcast('approval:requested', { request: pendingApproval(e.request) });
       else broadcast('approval:resolved', { request: pendingApproval(e.request), outcome: { ...e.outcome } });

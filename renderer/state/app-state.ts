@@ -22,6 +22,11 @@ export interface TrafficSink {
   abortPending(server: string, session?: string): number;
 }
 
+/** What the Tool console's state must accept (renderer/state/tool-console-state.ts implements it). */
+export interface ConsoleCallSink {
+  adopt(call: EventPayload<'console:call'>['call']): void;
+}
+
 /** What the log store must accept (renderer/lib/log-store implements it). */
 export interface LogSink {
   replace(lines: StderrLine[], stats?: BufferStats): void;
@@ -72,6 +77,7 @@ export class AppState {
     readonly api: AppHostApi,
     private readonly traffic: TrafficSink | null,
     private readonly logs: LogSink | null,
+    private readonly consoleCalls: ConsoleCallSink | null = null,
   ) {}
 
   start(): void {
@@ -87,6 +93,7 @@ export class AppState {
     sub('approval:notice');
     sub('decision:made');
     sub('exchange:batch');
+    sub('console:call');
 
     if (this.api.onConnectionChange) {
       let everOpened = false;
@@ -130,6 +137,7 @@ export class AppState {
         this.traffic?.replace(snap.traffic, snap.trafficStats);
         this.traffic?.applyExchanges(snap.exchanges ?? []);
         this.logs?.replace(snap.stderr, snap.stderrStats);
+        for (const call of snap.consoleCalls ?? []) this.consoleCalls?.adopt(call);
         const lastTraffic = snap.traffic.at(-1)?.seq ?? -Infinity;
         const lastStderr = snap.stderr.at(-1)?.seq ?? -Infinity;
         const held = this.held ?? [];
@@ -201,6 +209,9 @@ export class AppState {
         break;
       case 'exchange:batch':
         this.traffic?.applyExchanges(h.payload.changes.map((c) => c.exchange));
+        break;
+      case 'console:call':
+        this.consoleCalls?.adopt(h.payload.call);
         break;
       case 'approval:notice':
         this.notices.upsert(h.payload.notice);

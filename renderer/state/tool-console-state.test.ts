@@ -28,6 +28,32 @@ describe('tool console state', () => {
     expect(d.value).toEqual({ path: 'a.txt' });
   });
 
+  it("adopts the host's record of a call: pending after a reload, then its result, never an older call's", () => {
+    const state = new ToolConsoleState(new MemoryStorage());
+    const base = { launchId: 'L', tool: 'write_file', args: { path: 'b.txt' } };
+    state.adopt({ ...base, exchange: 'ui#2', startedAt: 2000 });
+    expect(state.draft('L', 'write_file')?.calling).toBe(true);
+    // The record of an earlier call, answered, arrives late: it does not replace the pending one.
+    state.adopt({ ...base, exchange: 'ui#1', startedAt: 1000, output: { error: 'old', exchange: 'ui#1' }, ms: 5 });
+    expect(state.draft('L', 'write_file')?.calling).toBe(true);
+    expect(state.draft('L', 'write_file')?.result).toBeUndefined();
+    state.adopt({ ...base, exchange: 'ui#2', startedAt: 2000, output: { error: 'denied by a person', exchange: 'ui#2' }, ms: 40 });
+    const d = state.draft('L', 'write_file')!;
+    expect(d.calling).toBe(false);
+    expect(d.result).toEqual({ out: { error: 'denied by a person', exchange: 'ui#2' }, ms: 40, args: { path: 'b.txt' } });
+    // Another tool's draft is untouched.
+    expect(state.draft('L', 'read_file')).toBeUndefined();
+  });
+
+  it('keeps the arguments of a call at once, not after the save delay (a reload right after Call keeps them)', () => {
+    const storage = new MemoryStorage();
+    const a = new ToolConsoleState(storage);
+    a.patch('L', 'write_file', { raw: '{"file_path":"x"}' });
+    void a.call({ call: () => new Promise(() => {}) } as never, 'L', 'write_file', { file_path: 'x' });
+    const b = new ToolConsoleState(storage); // no wait: as a reload would
+    expect(b.draft('L', 'write_file')?.raw).toBe('{"file_path":"x"}');
+  });
+
   it('restores drafts (not results) from storage', async () => {
     const storage = new MemoryStorage();
     const a = new ToolConsoleState(storage);

@@ -2,8 +2,9 @@
 // and per tool its draft (form value or raw JSON) and its last result. A call runs here, not in
 // the view, so going to Approvals to answer the call's own approval and coming back finds the
 // call still pending and then its result. Drafts (not results) are also written to localStorage,
-// so a reload keeps them.
-import type { CommandOutput, HostApi } from '../../common/host-api';
+// so a reload keeps them; the calls themselves the host keeps (main/api/console-calls.ts), and
+// `adopt` takes them back after a reload: still pending, or answered while the window was away.
+import type { CommandOutput, EventPayload, HostApi } from '../../common/host-api';
 import type { FormValue } from '../lib/schema-form/model';
 import { Store } from './store';
 
@@ -20,7 +21,11 @@ export interface ToolDraft {
   raw?: string | null;
   calling?: boolean;
   result?: CallResultState;
+  /** When the latest call the host told of started (host clock): an older call's record never replaces it. */
+  callStartedAt?: number;
 }
+
+export type ConsoleCall = EventPayload<'console:call'>['call'];
 
 export interface ToolConsoleSnapshot {
   query: string;
@@ -42,6 +47,8 @@ export class ToolConsoleState {
 
   constructor(private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | undefined = safeStorage()) {
     this.store = new Store<ToolConsoleSnapshot>(this.restore());
+    // A reload within the save delay would lose what was just typed: write it as the page goes.
+    globalThis.addEventListener?.('pagehide', () => this.flush());
   }
 
   setQuery(query: string): void {
@@ -68,6 +75,8 @@ export class ToolConsoleState {
   async call(api: Pick<HostApi, 'call'>, launchId: string, tool: string, args: Record<string, unknown>): Promise<void> {
     if (this.draft(launchId, tool)?.calling) return;
     this.patch(launchId, tool, { calling: true });
+    // The arguments of a call are kept at once, not after the save delay.
+    this.flush();
     const t0 = performance.now();
     let result: CallResultState;
     try {
@@ -77,6 +86,21 @@ export class ToolConsoleState {
       result = { error: e instanceof Error ? e.message : String(e), ms: performance.now() - t0, args };
     }
     this.patch(launchId, tool, { calling: false, result });
+  }
+
+  /**
+   * The host's record of a call (`host:snapshot` after a reload, `console:call` live): the tool's
+   * draft shows it pending, or its result, unless it already shows a later call.
+   */
+  adopt(call: ConsoleCall): void {
+    const d = this.draft(call.launchId, call.tool);
+    if (d?.callStartedAt !== undefined && call.startedAt < d.callStartedAt) return;
+    if (!call.output) {
+      this.patch(call.launchId, call.tool, { calling: true, callStartedAt: call.startedAt });
+      return;
+    }
+    if (d?.result?.out?.exchange === call.exchange && !d.calling) return;
+    this.patch(call.launchId, call.tool, { calling: false, callStartedAt: call.startedAt, result: { out: call.output, ms: call.ms ?? 0, args: call.args } });
   }
 
   private restore(): ToolConsoleSnapshot {
@@ -95,19 +119,28 @@ export class ToolConsoleState {
     }
   }
 
+  /** Writes a pending save now. */
+  flush(): void {
+    if (!this.saveTimer) return;
+    clearTimeout(this.saveTimer);
+    this.save();
+  }
+
   private persist(): void {
     if (!this.storage || this.saveTimer) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      const s = this.store.get();
-      const drafts: Record<string, ToolDraft> = {};
-      for (const [k, d] of Object.entries(s.drafts).slice(-MAX_STORED_DRAFTS)) drafts[k] = { value: d.value, raw: d.raw ?? null };
-      try {
-        this.storage?.setItem(STORAGE_KEY, JSON.stringify({ query: s.query, selected: s.selected, drafts }));
-      } catch {
-        // Storage full or off: drafts then last as long as the window.
-      }
-    }, 250);
+    this.saveTimer = setTimeout(() => this.save(), 250);
+  }
+
+  private save(): void {
+    this.saveTimer = undefined;
+    const s = this.store.get();
+    const drafts: Record<string, ToolDraft> = {};
+    for (const [k, d] of Object.entries(s.drafts).slice(-MAX_STORED_DRAFTS)) drafts[k] = { value: d.value, raw: d.raw ?? null };
+    try {
+      this.storage?.setItem(STORAGE_KEY, JSON.stringify({ query: s.query, selected: s.selected, drafts }));
+    } catch {
+      // Storage full or off: drafts then last as long as the window.
+    }
   }
 }
 

@@ -2,3 +2,4 @@ export { TrafficStore, DEFAULT_TRAFFIC_CAPACITY, connectionOf, findMatches, meth
 export { rowSummary, progressText, resultText } from './summary';
 export { lineDiff, type DiffLine } from './line-diff';
 export type * from './types';
+export { TrafficBodies, type BodyState } from './bodies';

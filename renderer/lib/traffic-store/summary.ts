@@ -16,6 +16,7 @@ export function rowSummary(row: TrafficRow): string {
 
 /** Called by the store when what a summary depends on changed (pair, tool, progress). */
 export function invalidateSummary(row: TrafficRow): void {
+  row._rev++;
   row._summary = undefined;
   row._text = undefined;
 }
@@ -26,14 +27,15 @@ function computeSummary(row: TrafficRow): string {
   if (ev.kind === 'fault') return `${ev.fault ?? 'protocol fault'}: ${compact(msg.raw)}`;
   if (ev.kind === 'response' || ev.kind === 'error') {
     // A row of its own only when unmatched.
-    return `unmatched response: ${resultText(msg) ?? compact(msg.result ?? msg.error)}`;
+    return `unmatched response: ${row.brief ?? resultText(msg) ?? compact(msg.result ?? msg.error)}`;
   }
   const params = isObj(msg.params) ? msg.params : {};
-  let text = methodSummary(ev.method ?? '', params, row);
+  // A live row's message is in the host: its summary pieces were taken on arrival (body-shed.ts).
+  let text = row.brief === undefined ? methodSummary(ev.method ?? '', params, row) : ev.method === 'tools/call' ? `${toolLabel(params, row)} ${row.brief}` : row.brief;
   if (row.progress && ev.kind === 'request') text = `${progressText(row.progress)} · ${text}`;
   if (row.pair && row.status === 'error' && row.error) text += ` → ${row.error}`;
   else if (row.pair && row.status === 'ok') {
-    const out = resultText(isObj(row.pair.ev.message) ? row.pair.ev.message : {});
+    const out = row.outText ?? resultText(isObj(row.pair.ev.message) ? row.pair.ev.message : {});
     if (out && ev.method === 'tools/call') text += ` → ${out}`;
   }
   return text;
@@ -48,13 +50,16 @@ function fmtNum(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }
 
-function methodSummary(method: string, p: Obj, row: TrafficRow): string {
+/** `read_file (fs.read)`: the advertised name, and the canonical tool once known. */
+function toolLabel(p: Obj, row: TrafficRow): string {
+  const name = str(p.name) ?? '?';
+  return row.tool && row.tool !== name && row.tool.replace(/\./g, '_') !== name ? `${name} (${row.tool})` : name;
+}
+
+export function methodSummary(method: string, p: Obj, row: TrafficRow): string {
   switch (method) {
-    case 'tools/call': {
-      const name = str(p.name) ?? '?';
-      const tool = row.tool && row.tool !== name && row.tool.replace(/\./g, '_') !== name ? `${name} (${row.tool})` : name;
-      return `${tool} ${compact(p.arguments ?? {})}`;
-    }
+    case 'tools/call':
+      return `${toolLabel(p, row)} ${compact(p.arguments ?? {})}`;
     case 'notifications/progress':
       return progressText({ done: Number(p.progress ?? 0), total: typeof p.total === 'number' ? p.total : undefined, message: str(p.message) });
     case 'notifications/message': {

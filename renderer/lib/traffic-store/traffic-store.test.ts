@@ -49,7 +49,8 @@ describe('TrafficStore pairing', () => {
     const [a1, a2, upList, roots] = rows(s);
     expect(a1!.ev.agentSession).toBe('A1');
     expect(a1!.status).toBe('pending');
-    expect(a2!.pair?.ev.message).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'x' }] } });
+    expect(a2!.pair?.ev.seq).toBe(seq - 1); // A2's answer, not A1's or the server's
+    expect(a2!.pair?.remote).toBe(true); // its body is the host's to keep
     expect(a2!.status).toBe('ok');
     expect(upList!.pair?.ev.direction).toBe('server_to_gateway');
     expect(roots!.ev.method).toBe('roots/list');
@@ -64,13 +65,65 @@ describe('TrafficStore pairing', () => {
     expect(s.at(1)!.status).toBe('unmatched');
   });
 
-  it('labels an unmatched response and keeps its body', () => {
+  it('labels an unmatched response, its body kept in the host', () => {
     const s = new TrafficStore();
     s.append([res('server_to_gateway', 99, { content: [{ type: 'text', text: 'late answer' }] }, up)]);
     const r = s.at(0)!;
     expect(r.status).toBe('unmatched');
     expect(rowSummary(r)).toBe('unmatched response: late answer');
-    expect(r.ev.message).toMatchObject({ result: { content: [{ text: 'late answer' }] } });
+    expect(r.remote).toBe(true);
+    expect(r.ev.message).toEqual({ result: {} });
+  });
+
+  it("keeps only a live row's fields: the body goes, what the row needs of it stays", () => {
+    const s = new TrafficStore();
+    const t = toolCall(1, 7);
+    const big = 'x'.repeat(10_000);
+    s.append([t.call, t.leg, res('server_to_gateway', 7, { content: [{ type: 'text', text: `HELLO ${big}` }] }, { ...up, exchange: 'A1#1' })]);
+    const [call, leg] = [s.at(0)!, s.get(t.leg.seq)!];
+    expect(call.remote && leg.remote && leg.pair?.remote).toBe(true);
+    // Stubs: the tool name and progress token (a rebuild links by them), never the arguments or the result.
+    expect(call.ev.message).toEqual({ params: { name: 'read_file', _meta: { progressToken: 't1' } } });
+    expect(leg.pair!.ev.message).toEqual({ result: {} });
+    expect(leg.status).toBe('ok');
+    const summary = rowSummary(leg);
+    expect(summary).toMatch(/^read_file \(files\.read_file\) \{"path":"a\.txt"\} → HELLO x+…$/);
+    expect(summary.length).toBeLessThan(300);
+    // Progress still finds its call after the body went.
+    s.append([note('server_to_gateway', 'notifications/progress', { progressToken: 7, progress: 1, total: 2 }, up)]);
+    expect(leg.progress).toEqual({ done: 1, total: 2 });
+    // "Load older" rebuilds the rows from their events: what was taken from the bodies stays.
+    const withProgress = rowSummary(leg);
+    expect(withProgress).toBe(`1/2 · ${summary}`);
+    expect(s.prependHistory([{ ...req('agent_to_gateway', 50, 'ping', {}, down), seq: 0 }])).toBe(1);
+    const rebuilt = s.get(t.leg.seq)!;
+    expect(rebuilt).not.toBe(leg);
+    expect(rowSummary(rebuilt)).toBe(withProgress);
+    expect(rebuilt.status).toBe('ok');
+  });
+
+  it('searches bodies: on arrival while a query is set, and in the host for rows already held', async () => {
+    const s = new TrafficStore();
+    const asked: Array<[string, number]> = [];
+    let answer: (seqs: number[]) => void = () => {};
+    s.setBodySearch((text, since) => {
+      asked.push([text, since]);
+      return new Promise((r) => (answer = r));
+    });
+    const a = toolCall(1, 1);
+    s.append([a.call, a.leg, res('server_to_gateway', 1, { content: [{ type: 'text', text: 'nothing here' }] }, { ...up, exchange: 'A1#1' })]);
+    const inBody = req('agent_to_gateway', 9, 'tools/call', { name: 'write_file', arguments: { content: 'needle' }, _meta: { x: 'needle2' } }, down);
+    s.append([inBody]);
+    s.setFilter({ text: 'needle2' }); // only in the body (the summary shows the arguments, not _meta)
+    expect(asked).toEqual([['needle2', a.call.ts]]);
+    expect(s.size()).toBe(0);
+    answer([inBody.seq]);
+    await Promise.resolve();
+    expect(rows(s).map((r) => r.seq)).toEqual([inBody.seq]);
+    // A row arriving while the query is set is matched on its body before the body goes.
+    const later = req('agent_to_gateway', 10, 'ping', { _meta: { note: 'NEEDLE2' } }, down);
+    s.append([later]);
+    expect(rows(s).map((r) => r.seq)).toEqual([inBody.seq, later.seq]);
   });
 
   it('marks errors from JSON-RPC errors and isError results', () => {
@@ -310,8 +363,13 @@ describe('TrafficStore export, history and replay', () => {
     const s = new TrafficStore();
     const t = toolCall(1, 1);
     s.append([t.call, t.leg, t.legRes, t.res, req('agent_to_gateway', 2, 'ping', {}, down)]);
-    const lines = toJsonl(s.exchangeRows(s.at(0)!)).trim().split('\n');
-    expect(lines.map((l) => JSON.parse(l).seq)).toEqual([t.call.seq, t.leg.seq, t.legRes.seq, t.res.seq]);
+    const hops = s.exchangeRows(s.at(0)!);
+    // The bodies come from the host (TrafficBodies.collect); one it no longer has is marked so.
+    const bodies = new Map<number, unknown>(hops.slice(0, 3).map((r) => [r.seq, { fetched: r.seq }]));
+    const lines = toJsonl(hops, bodies).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.seq)).toEqual([t.call.seq, t.leg.seq, t.legRes.seq, t.res.seq]);
+    expect(lines.map((l) => l.message)).toEqual([{ fetched: t.call.seq }, { fetched: t.leg.seq }, { fetched: t.legRes.seq }, undefined]);
+    expect(lines[3].bodyUnavailable).toBe(true);
     s.setFilter({ includeMethods: ['ping'] });
     expect(toJsonl(s.filteredRows()).trim().split('\n')).toHaveLength(1);
   });

@@ -56,12 +56,18 @@ export interface TrafficRow {
   tool?: string;
   progress?: Progress;
   evicted: boolean;
+  /** The message is in the host (a live row): fetch it to show it (bodies.ts); `ev.message` is a stub. */
+  remote?: boolean;
+  /** Summary pieces taken from the message on arrival: its own part, and a call's result text. */
+  brief?: string;
+  outText?: string;
   /** Replay: the seq of the call this one re-sent. */
   replayOf?: number;
   /** Which side of its exchange spoke the new protocol era (2026-07-28+), if any (lib/era.ts). */
   newEra?: 'agent' | 'server' | 'both';
   // --- caches (owned by the store) ---
   /** @internal */ _summary?: string;
+  /** @internal bumps whenever what the row shows may have changed (a memoised row re-renders). */ _rev: number;
   /** @internal */ _text?: string;
   /** @internal self match under the current filter generation. */ _match: boolean;
   /** @internal descendants that match (roots only). */ _childMatches: number;

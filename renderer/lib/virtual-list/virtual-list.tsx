@@ -57,6 +57,9 @@ export interface VirtualListProps {
   className?: string;
 }
 
+/** Padding left by evicted fixed rows before the list rebases (far below Chromium's ~16.7M px). */
+const REBASE_PX = 4_000_000;
+
 export function VirtualList(props: VirtualListProps) {
   const { count, rowHeight, variable, overscan = 8, header, activeIndex, follow, headRemovals, version } = props;
   const ref = useRef<HTMLDivElement>(null);
@@ -64,9 +67,28 @@ export function VirtualList(props: VirtualListProps) {
   const followRef = useRef(follow);
   followRef.current = follow;
 
+  // Fixed rows keep their place while rows are evicted at the head: a row sits at its absolute
+  // index (rows ever removed + its index) from a base, the removed rows' height becomes padding
+  // above the list, and its key is that absolute index. So eviction moves no row and needs no
+  // scroll correction: a scrolled list re-renders nothing, a following one only its edges (the
+  // CPU profile of bench:ui showed two forced layouts per frame in that correction, and every
+  // visible row re-rendered as indices shifted under it). Scrolled, the base moves only now and
+  // then, so the padding never nears the browser's limit on an element's height.
+  const fixed = !variable;
+  const base = useRef(headRemovals);
+  const rebased = useRef(0);
+  if (!fixed || headRemovals < base.current) base.current = headRemovals;
+  else if ((headRemovals - base.current) * rowHeight > REBASE_PX) {
+    rebased.current += (headRemovals - base.current) * rowHeight;
+    base.current = headRemovals;
+  }
+  const gone = (headRemovals - base.current) * rowHeight;
+  const goneRef = useRef(gone);
+  goneRef.current = gone;
+
   const keyOf = variable?.key;
   const estimateOf = variable?.estimate;
-  const getItemKey = useCallback((i: number) => (keyOf ? keyOf(i) : i), [keyOf]);
+  const getItemKey = useCallback((i: number) => (keyOf ? keyOf(i) : i + headRemovals), [keyOf, headRemovals]);
   const estimateSize = useCallback((i: number) => (estimateOf ? estimateOf(i) : rowHeight), [estimateOf, rowHeight]);
   const virtualizer = useVirtualizer({
     count,
@@ -74,12 +96,19 @@ export function VirtualList(props: VirtualListProps) {
     estimateSize,
     getItemKey,
     overscan,
-    paddingStart: headerH,
+    paddingStart: headerH + gone,
     scrollPaddingStart: headerH,
     initialRect: { width: 800, height: 600 },
     // Fixed rows are never measured: their height is the contract (≤ 24 px dense rows).
     measureElement: variable ? (el) => (el as HTMLElement).offsetHeight || rowHeight : undefined,
   });
+  // Following: the layout effect below scrolls to the bottom before this frame is painted, so the
+  // range is taken at the bottom now, not at the offset of the last scroll event (a frame behind
+  // as the list grows: an empty band below the last row). Rows keep their places and keys, so the
+  // browser scrolls what it painted and paints only the rows that came in.
+  if (fixed && follow && virtualizer.scrollRect) {
+    virtualizer.scrollOffset = Math.max(0, virtualizer.getTotalSize() - virtualizer.scrollRect.height);
+  }
   const items = virtualizer.getVirtualItems();
 
   // Anchor: rows evicted at the head move everything up; put the first row in view back where it
@@ -90,16 +119,23 @@ export function VirtualList(props: VirtualListProps) {
     const a = anchor.current;
     if (el) {
       if (followRef.current) el.scrollTop = el.scrollHeight;
-      else if (a && headRemovals > a.headRemovals) {
+      else if (fixed) {
+        if (rebased.current) el.scrollTop = Math.max(0, el.scrollTop - rebased.current);
+        // The rows in view were all evicted: show the oldest row left (the scroll offset the
+        // virtualizer keeps from scroll events: no layout read).
+        else if ((virtualizer.scrollOffset ?? 0) < gone) el.scrollTop = gone;
+      } else if (a && headRemovals > a.headRemovals) {
         const removed = headRemovals - a.headRemovals;
         const now = a.index - removed;
         const start = now >= 0 && now < count ? (virtualizer.measurementsCache[now]?.start ?? headerH) : headerH;
         el.scrollTop = Math.max(0, el.scrollTop + (start - a.start));
       }
     }
+    rebased.current = 0;
+    if (fixed) return;
     const first = items.find((it) => it.end > (el?.scrollTop ?? 0) + headerH) ?? items[0];
     anchor.current = first ? { headRemovals, index: first.index, start: first.start } : { headRemovals, index: 0, start: headerH };
-  }, [headRemovals, count, follow, version, items, headerH, virtualizer]);
+  }, [headRemovals, count, follow, version, items, headerH, virtualizer, fixed, gone]);
 
   const atBottomRef = useRef(true);
   const onScroll = () => {
@@ -110,7 +146,7 @@ export function VirtualList(props: VirtualListProps) {
       atBottomRef.current = atBottom;
       props.onAtBottomChange?.(atBottom);
     }
-    if (el.scrollTop <= 0) props.onReachTop?.();
+    if (el.scrollTop <= goneRef.current) props.onReachTop?.();
   };
 
   // Re-measure when the wrap width changes (variable rows only).

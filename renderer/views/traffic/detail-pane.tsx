@@ -2,10 +2,11 @@
 // copy/export, and replay of a tools/call with a diff of the two results.
 import { useState } from 'react';
 import { formatBytes, formatTime } from '../../components/format-time';
-import { lineDiff, toJsonl, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
+import { lineDiff, toJsonl, type TrafficBodies, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
 import { copyText, downloadText } from '../../lib/download';
 import { JsonTree } from './json-tree';
 import { formatLatency } from './traffic-row';
+import { useBody } from './use-body';
 
 export interface ReplayState {
   at: number;
@@ -28,8 +29,13 @@ export interface DetailPaneProps {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A tools/call request (its arguments are fetched from the host when it is replayed). */
 export function canReplay(row: TrafficRow): boolean {
   return row.ev.kind === 'request' && row.ev.method === 'tools/call' && isObj(row.ev.message) && isObj(row.ev.message.params);
+}
+
+async function exportExchange(bodies: TrafficBodies, hops: TrafficRow[], name: string): Promise<void> {
+  downloadText(toJsonl(hops, await bodies.collect(hops)), name);
 }
 
 export function DetailPane({ row, store, query, replays, onReplay, onSelect, onClose }: DetailPaneProps) {
@@ -54,7 +60,7 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
           {ev.fault ? <span className="traffic-fault-text">{ev.fault}</span> : null}
         </span>
         <span className="traffic-detail-actions">
-          <button type="button" className="tb-btn" onClick={() => downloadText(toJsonl(hops), `exchange-${ev.exchange ?? ev.seq}.jsonl`)}>
+          <button type="button" className="tb-btn" onClick={() => void exportExchange(store.bodies, hops, `exchange-${ev.exchange ?? ev.seq}.jsonl`)}>
             Export exchange
           </button>
           {canReplay(request ?? row) && onReplay ? (
@@ -92,9 +98,9 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
         </p>
       ) : null}
       <div className="traffic-detail-body">
-        <MessageColumn label={isResponse && !request ? 'Response (unmatched)' : ev.kind === 'notification' ? 'Notification' : ev.kind === 'fault' ? 'Fault (raw)' : 'Request'} row={request ?? row} query={query} />
+        <MessageColumn label={isResponse && !request ? 'Response (unmatched)' : ev.kind === 'notification' ? 'Notification' : ev.kind === 'fault' ? 'Fault (raw)' : 'Request'} row={request ?? row} bodies={store.bodies} query={query} />
         {ev.kind === 'request' || (isResponse && request) ? (
-          response ? <MessageColumn label={response.ev.kind === 'error' ? 'Error response' : 'Response'} row={response} query={query} /> : <div className="traffic-col traffic-col-empty">No response {row.status === 'aborted' ? '(aborted)' : 'yet'}</div>
+          response ? <MessageColumn label={response.ev.kind === 'error' ? 'Error response' : 'Response'} row={response} bodies={store.bodies} query={query} /> : <div className="traffic-col traffic-col-empty">No response {row.status === 'aborted' ? '(aborted)' : 'yet'}</div>
         ) : null}
       </div>
       {replays.length > 0 ? <Replays original={request ?? row} replays={replays} store={store} onSelect={onSelect} /> : null}
@@ -102,8 +108,9 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
   );
 }
 
-function MessageColumn({ label, row, query }: { label: string; row: TrafficRow; query: string }) {
+function MessageColumn({ label, row, bodies, query }: { label: string; row: TrafficRow; bodies: TrafficBodies; query: string }) {
   const [copied, setCopied] = useState(false);
+  const body = useBody(bodies, row);
   return (
     <div className="traffic-col">
       <div className="traffic-col-head">
@@ -115,18 +122,24 @@ function MessageColumn({ label, row, query }: { label: string; row: TrafficRow; 
           type="button"
           className="tb-btn tb-btn-quiet"
           aria-label={`Copy ${label.toLowerCase()} JSON`}
-          onClick={() => void copyText(JSON.stringify(row.ev.message, null, 2)).then(setCopied)}
+          disabled={body?.state !== 'held'}
+          onClick={() => body?.state === 'held' && void copyText(JSON.stringify(body.message, null, 2)).then(setCopied)}
         >
           {copied ? 'Copied' : 'Copy'}
         </button>
       </div>
-      <JsonTree value={row.ev.message} query={query} label={`${label} JSON`} />
+      {body?.state === 'held' ? (
+        <JsonTree value={body.message} query={query} label={`${label} JSON`} />
+      ) : (
+        <p className="traffic-note">{body?.state === 'gone' ? 'This message is no longer held by the host (and the audit store is off or has pruned it).' : 'Loading…'}</p>
+      )}
     </div>
   );
 }
 
 function Replays({ original, replays, store, onSelect }: { original: TrafficRow; replays: readonly ReplayState[]; store: TrafficStore; onSelect: (r: TrafficRow) => void }) {
-  const msg = isObj(original.pair?.ev.message) ? original.pair.ev.message : undefined;
+  const body = useBody(store.bodies, original.pair);
+  const msg = body?.state === 'held' && isObj(body.message) ? body.message : undefined;
   const before = pretty(msg ? (msg.result ?? { error: msg.error }) : undefined);
   return (
     <div className="traffic-replays">

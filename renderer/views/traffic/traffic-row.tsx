@@ -1,4 +1,5 @@
 // One dense row of the timeline (≤ 24 px): cells read straight from the store's row object.
+import { memo } from 'react';
 import { formatBytes, formatTime } from '../../components/format-time';
 import type { TrafficRow as Row, TrafficStore } from '../../lib/traffic-store';
 import { Highlight } from './highlight';
@@ -47,15 +48,31 @@ export function TrafficHeader() {
   );
 }
 
-export function TrafficRowCells({ row, store, query, onToggle, onPin }: { row: Row; store: TrafficStore; query: string; onToggle: (r: Row) => void; onPin: (r: Row) => void }) {
+export interface TrafficRowCellsProps {
+  row: Row;
+  store: TrafficStore;
+  query: string;
+  onToggle: (r: Row) => void;
+  onPin: (r: Row) => void;
+  /** What the row shows beyond its fields, so the memo below sees every change: */
+  rev: number;
+  kids: number;
+  open: boolean;
+  pinned: boolean;
+  replayOf: number | undefined;
+}
+
+/**
+ * Rows are memoised on the row and what may change in it (`rev` bumps on every status, pair,
+ * progress or decision change): under load, a frame re-renders the rows that came in or changed,
+ * not every row in view.
+ */
+export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query, onToggle, onPin, kids, open, pinned }: TrafficRowCellsProps) {
   const { ev } = row;
   const isResponse = ev.kind === 'response' || ev.kind === 'error';
   const [arrow, dirLabel] = DIR[ev.direction];
-  const kids = row.root === row ? (row.children?.length ?? 0) : 0;
-  const open = kids > 0 && store.isExpanded(row);
   const p = row.progress;
   const fraction = p && p.total ? Math.max(0, Math.min(1, p.done / p.total)) : undefined;
-  const pinned = store.isPinned(row);
   const status = row.status ?? '';
   return (
     <>
@@ -147,6 +164,12 @@ export function TrafficRowCells({ row, store, query, onToggle, onPin }: { row: R
       </div>
     </>
   );
+});
+
+/** The props that decide whether a row re-renders. */
+export function rowCellsProps(row: Row, store: TrafficStore): Pick<TrafficRowCellsProps, 'rev' | 'kids' | 'open' | 'pinned' | 'replayOf'> {
+  const kids = row.root === row ? (row.children?.length ?? 0) : 0;
+  return { rev: row._rev, kids, open: kids > 0 && store.isExpanded(row), pinned: store.isPinned(row), replayOf: row.replayOf };
 }
 
 /** Who denied an APPROVAL call, in one word for the DECISION column. */

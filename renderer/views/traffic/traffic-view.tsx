@@ -10,7 +10,7 @@ import { DetailPane, type ReplayState } from './detail-pane';
 import { downloadText } from '../../lib/download';
 import { FilterBar } from './filter-bar';
 import type { TrafficMarksSync } from './traffic-marks';
-import { COLUMNS, isPinKey, ROW_HEIGHT, TrafficHeader, TrafficRowCells } from './traffic-row';
+import { COLUMNS, isPinKey, ROW_HEIGHT, rowCellsProps, TrafficHeader, TrafficRowCells } from './traffic-row';
 import './traffic.css';
 
 export type LaunchSummary = EventPayload<'launch:changed'>['launch'];
@@ -143,8 +143,10 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
     }
   };
 
-  const replay = (original: TrafficRow) => {
-    const params = isObj(original.ev.message) && isObj(original.ev.message.params) ? original.ev.message.params : {};
+  const replay = async (original: TrafficRow) => {
+    // The arguments are in the request's message, which a live row keeps in the host.
+    const message = await store.bodies.message(original);
+    const params = isObj(message) && isObj(message.params) ? message.params : {};
     const name = original.tool ?? (typeof params.name === 'string' ? params.name : '');
     const args = isObj(params.arguments) ? params.arguments : {};
     const list = replays.current.get(original.seq) ?? [];
@@ -170,7 +172,20 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
       .catch((err: unknown) => finish({ error: err instanceof Error ? err.message : String(err) }));
   };
 
-  const togglePin = (r: TrafficRow) => (marks ? marks.togglePin(r) : store.togglePin(r));
+  const exportFiltered = async () => {
+    const rows = store.filteredRows();
+    downloadText(toJsonl(rows, await store.bodies.collect(rows)), `traffic-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+  };
+
+  const togglePin = useCallback((r: TrafficRow) => (marks ? marks.togglePin(r) : store.togglePin(r)), [marks, store]);
+  // Stable, so a memoised row does not re-render for a new callback.
+  const toggleRow = useCallback(
+    (x: TrafficRow) => {
+      store.setExpanded(x, !store.isExpanded(x));
+      if (pausedRef.current) setFrozen(freeze(store));
+    },
+    [store],
+  );
 
   const onRowKeyDown = (e: KeyboardEvent<HTMLDivElement>, index: number) => {
     const r = rows.at(index);
@@ -248,10 +263,7 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
             }}
             renderRow={(i) => {
               const r = rows.at(i);
-              return r ? <TrafficRowCells row={r} store={store} query={query} onToggle={(x) => {
-                    store.setExpanded(x, !store.isExpanded(x));
-                    if (pausedRef.current) setFrozen(freeze(store));
-                  }} onPin={togglePin} /> : null;
+              return r ? <TrafficRowCells row={r} store={store} query={query} onToggle={toggleRow} onPin={togglePin} {...rowCellsProps(r, store)} /> : null;
             }}
           />
           {count === 0 ? (
@@ -283,7 +295,7 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
               }}
             />
             <div className="traffic-detail-wrap" style={{ width: paneWidth }}>
-              <DetailPane row={row} store={store} query={query} replays={replays.current.get((row.merged && row.pair ? row.pair : row).seq) ?? []} onReplay={replay} onSelect={(r) => select(r)} onClose={() => setPaneOpen(false)} />
+              <DetailPane row={row} store={store} query={query} replays={replays.current.get((row.merged && row.pair ? row.pair : row).seq) ?? []} onReplay={(r) => void replay(r)} onSelect={(r) => select(r)} onClose={() => setPaneOpen(false)} />
             </div>
           </>
         ) : null}
@@ -301,7 +313,7 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
         <button type="button" className="tb-btn" onClick={() => void loadOlder()} disabled={history === 'loading' || history === 'done'}>
           {history === 'loading' ? 'Loading…' : history === 'done' ? 'No older history' : history === 'error' ? 'Load older (failed, retry)' : 'Load older'}
         </button>
-        <button type="button" className="tb-btn" onClick={() => downloadText(toJsonl(store.filteredRows()), `traffic-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`)} disabled={count === 0}>
+        <button type="button" className="tb-btn" onClick={() => void exportFiltered()} disabled={count === 0}>
           Export filtered
         </button>
         {paneOpen || !row ? null : (

@@ -47,6 +47,17 @@ export async function launchFromProfiles(page: Page, profile: string, servers: n
   await expect(page.getByRole('banner', { name: 'Top bar' }).getByRole('button', { name: `${servers}/${servers} ready` })).toBeVisible({ timeout: 60_000 });
 }
 
+/**
+ * The profile launched, whether an earlier test of this file launched it or not. Asks the host,
+ * not the window: right after a (re)load the top bar has not heard of the launch yet, and a
+ * "ready" button that is not there *yet* is no proof that nothing runs.
+ */
+export async function ensureLaunched(page: Page, profile: string, servers: number): Promise<void> {
+  const launches = await callFromPage(page, 'launches:list', {});
+  if (!launches.some((l) => l.profile === profile)) return launchFromProfiles(page, profile, servers);
+  await expect(page.getByRole('banner', { name: 'Top bar' }).getByRole('button', { name: `${servers}/${servers} ready` })).toBeVisible({ timeout: 60_000 });
+}
+
 /** Stops every running launch (so the next spec starts clean even on a shared host). */
 export async function stopAllLaunches(page: Page): Promise<void> {
   const launches = await callFromPage(page, 'launches:list', {});
