@@ -3,6 +3,7 @@
 // protocol path never waits for the UI or the disk"). Nothing here throws into a caller.
 import type Database from 'better-sqlite3';
 import { messageJsonText } from '../protocol/json-text';
+import { Fifo } from './fifo';
 import { DEFAULT_AUDIT_LIMITS, FaultRate, storedMessageText, type AuditLimits } from './budget';
 import type { StderrLine, TrafficEvent } from '../protocol/types';
 import type {
@@ -86,52 +87,6 @@ interface Gap {
   dropped: number;
   firstTs: number;
   lastTs: number;
-}
-
-/** A FIFO with O(1) shift, so dropping the oldest row under pressure stays cheap. */
-class Fifo<T> {
-  private items: (T | undefined)[] = [];
-  private head = 0;
-
-  get length(): number {
-    return this.items.length - this.head;
-  }
-
-  push(v: T): void {
-    this.items.push(v);
-  }
-
-  shift(): T | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const v = this.items[this.head];
-    this.items[this.head++] = undefined;
-    if (this.head > 4096 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return v;
-  }
-
-  /** Removes and returns up to `max` rows from the front. */
-  take(max: number): T[] {
-    if (max >= this.length) {
-      const out = (this.head ? this.items.slice(this.head) : this.items) as T[];
-      this.items = [];
-      this.head = 0;
-      return out;
-    }
-    const out = this.items.slice(this.head, this.head + max) as T[];
-    this.items = this.items.slice(this.head + max);
-    this.head = 0;
-    return out;
-  }
-
-  /** Put rows back in front (a failed batch), keeping their order. */
-  prepend(vs: T[]): void {
-    if (vs.length === 0) return;
-    this.items = (vs as (T | undefined)[]).concat(this.items.slice(this.head));
-    this.head = 0;
-  }
 }
 
 // Constraint and binding errors belong to one row; anything else (I/O, full disk, busy)
