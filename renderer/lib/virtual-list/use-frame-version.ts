@@ -10,13 +10,30 @@ export interface VersionedStore {
  * a store that changes a thousand times a second costs one render per frame. While `paused`
  * the version is not re-read, so the view does not move.
  */
+/** Longer than one 60 Hz frame and a half: the frame before this one was dropped. */
+const LATE_FRAME_MS = 25;
+
 export function useFrameVersion(store: VersionedStore, paused = false): number {
   const [version, setVersion] = useState(store.version);
   useEffect(() => {
     if (paused) return;
     let frame = 0;
-    const flush = () => {
+    let previous = 0;
+    let rest = false;
+    const flush = (now: number) => {
       frame = 0;
+      // A frame that came late means the last render (and the layout it caused) overran the
+      // budget: the next frame is left to the browser (scrolling, input, paint), and the list
+      // catches up in the one after. Under a flood the rows then move every other frame while
+      // the page keeps its frame rate; with room to spare it renders every frame as before.
+      if (rest) {
+        rest = false;
+        previous = now;
+        frame = requestAnimationFrame(flush);
+        return;
+      }
+      rest = previous > 0 && now - previous > LATE_FRAME_MS;
+      previous = now;
       setVersion(store.version);
     };
     const unsubscribe = store.subscribe(() => {
