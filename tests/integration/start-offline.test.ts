@@ -5,7 +5,7 @@
 // where Electron is installed too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../support/supervisor';
 import { tempDir } from '../support/temp';
@@ -16,6 +16,11 @@ let child: ChildProcess | undefined;
 beforeAll(() => {
   tmp = tempDir('gatehouse-start-');
   mkdirSync(path.join(tmp.dir, 'empty-dist'));
+  // With a display, serve opens the login URL in the system browser (`xdg-open`, detached). A real
+  // one would outlive the test and keep writing into its $HOME (the temp dir): ENOTEMPTY at
+  // cleanup in CI, and a browser left running. A stand-in on PATH takes the call instead.
+  mkdirSync(path.join(tmp.dir, 'bin'));
+  writeFileSync(path.join(tmp.dir, 'bin', 'xdg-open'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
 });
 afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
@@ -31,7 +36,7 @@ describe('npm start without the Electron binary, offline', () => {
     child = spawn(process.execPath, [path.join(repoRoot, 'scripts', 'start.mjs')], {
       cwd: repoRoot,
       env: {
-        PATH: process.env.PATH,
+        PATH: `${path.join(tmp.dir, 'bin')}:${process.env.PATH}`,
         HOME: tmp.dir,
         DISPLAY: ':99', // a display "exists", so the missing binary is the only obstacle
         ELECTRON_MIRROR: 'http://127.0.0.1:9/',
