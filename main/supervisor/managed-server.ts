@@ -17,7 +17,7 @@ import type { TapMeta } from '../protocol/traffic-tap';
 import { ExchangeChannel } from '../protocol/exchange-channel';
 import { quoteArg } from './quote-arg';
 import { CommandNotFoundError } from './shell-path';
-import { spawnServerChild } from './run-command';
+import { killRunGroup, spawnServerChild } from './run-command';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import { HttpLiveness, openHttpTransport } from './http-upstream';
 import { StdoutFaults } from './stdout-faults';
@@ -31,7 +31,6 @@ import type { ManagedServerOptions, RunInfo } from './managed-server-options';
 import { listAllTools } from './tool-list';
 import { composeStatus } from './server-status';
 import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
-import { signalSandboxedGroup } from '../sandbox/signal-tree';
 import { EXIT_STDERR_LINES, ExitHistory } from './exit-history';
 
 const STDERR_RING = 200;
@@ -572,10 +571,7 @@ export class ManagedServer extends EventEmitter<Events> {
   }
 
   private killGroup(pgid: number, signal: NodeJS.Signals): void {
-    if (this.sandboxRun?.sandboxed && process.platform === 'linux') return signalSandboxedGroup(pgid, signal);
-    try {
-      process.kill(process.platform === 'win32' ? pgid : -pgid, signal);
-    } catch {}
+    killRunGroup(pgid, signal, this.sandboxRun?.sandboxed === true);
   }
 
   private clearRestartTimer(): void {

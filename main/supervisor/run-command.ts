@@ -11,6 +11,7 @@ import { bundledBinEntry } from './bundled-bins';
 import { CommandNotFoundError, resolveCommand } from './shell-path';
 import { quoteArg } from './quote-arg';
 import { spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import { signalSandboxedGroup } from '../sandbox/signal-tree';
 import type { RunInfo } from './managed-server-options';
 
 /** After a child exits, how long its stderr may take to deliver its last lines. */
@@ -122,4 +123,12 @@ export function spawnServerChild(
   });
   watchChild(child, opts.redactor, on.log, (code, signal) => on.exited(describeExit(code, signal), code, signal));
   return { child, boxed, runInfo };
+}
+
+/** Signals a run's whole process group (inside bubblewrap: the sandbox's own PID namespace). */
+export function killRunGroup(pgid: number, signal: NodeJS.Signals, sandboxed: boolean): void {
+  if (sandboxed && process.platform === 'linux') return signalSandboxedGroup(pgid, signal);
+  try {
+    process.kill(process.platform === 'win32' ? pgid : -pgid, signal);
+  } catch {}
 }

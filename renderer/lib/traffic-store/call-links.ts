@@ -43,6 +43,23 @@ export class CallLinks {
   readonly exchanges = new Map<string, TrafficRow>();
   /** session|exchange → seq of the original call (kept across a rebuild of the ring). */
   readonly replayLinks = new Map<string, number>();
+
+  /** Links a replay's exchange (`key`) to the call it re-sent; its row, when held, gets `replayOf`. */
+  linkReplay(original: TrafficRow, key: string): void {
+    this.replayLinks.set(key, original.seq);
+    const root = this.exchanges.get(key)?.root;
+    if (root) root.replayOf = original.seq;
+  }
+
+  /** The held calls that replayed the call with this seq. */
+  replaysOf(seq: number): TrafficRow[] {
+    const out: TrafficRow[] = [];
+    for (const [key, of] of this.replayLinks) {
+      const r = of === seq ? this.exchanges.get(key)?.root : undefined;
+      if (r) out.push(r);
+    }
+    return out;
+  }
   /** Ingesting older history: a response whose request is older still is not "unmatched". */
   ingestingHistory = false;
 

@@ -10,7 +10,7 @@ import { BodySearch, type BodySearchFn } from './body-search';
 import { TrafficBodies } from './bodies';
 import { applyExchangeInfo, needsOwnRow, syntheticEvent } from './exchange-records';
 import { compileFilter, rowMatches, type CompiledFilter } from './filter';
-import { VisibleRows } from './visible-rows';
+import { callRows, VisibleRows, withMergedPairs } from './visible-rows';
 import { invalidateSummary, rowSummary } from './summary';
 import type { ExchangeInfo, HostBufferStats, RowStatus, TrafficEvent, TrafficFilter, TrafficRow, TrafficStats } from './types';
 
@@ -118,8 +118,7 @@ export class TrafficStore {
     const room = 2 * this.capacity - this.count;
     if (older.length > room) older = older.slice(older.length - Math.max(0, room));
     if (older.length === 0) return 0;
-    const current: TrafficEvent[] = [];
-    for (let i = 0; i < this.count; i++) current.push(this.rowAt(i)!.ev);
+    const current = [...this.all()].map((r) => r.ev);
     // Rows rebuilt from events whose message already went keep what was taken from it.
     this.carried = carryShed(this.all());
     this.reset(Math.max(this.capacity, older.length + current.length));
@@ -140,11 +139,10 @@ export class TrafficStore {
   abortPending(server: string, session?: string): number {
     let n = 0;
     for (const row of this.links.inFlightTo(server, session)) {
-      if (row.status === 'pending') {
-        n++;
-        this.setStatus(row, 'aborted');
-        if (row.root !== row && row.root.status === 'pending') this.setStatus(row.root, 'aborted');
-      }
+      if (row.status !== 'pending') continue;
+      n++;
+      this.setStatus(row, 'aborted');
+      if (row.root !== row && row.root.status === 'pending') this.setStatus(row.root, 'aborted');
     }
     if (n > 0) this.changed();
     return n;
@@ -153,8 +151,7 @@ export class TrafficStore {
   setCapacity(capacity: number): void {
     const next = Math.max(1, Math.floor(capacity));
     if (next === this.capacity && this.ringSize === next) return;
-    const keep: TrafficRow[] = [];
-    for (let i = Math.max(0, this.count - next); i < this.count; i++) keep.push(this.rowAt(i)!);
+    const keep = [...this.all()].slice(Math.max(0, this.count - next));
     for (let i = 0; i < this.count - keep.length; i++) {
       this.evictedCount++;
       this.evict(this.rowAt(i)!);
@@ -213,17 +210,14 @@ export class TrafficStore {
   }
 
   private oldestRemoteTs(): number | undefined {
-    for (let i = 0; i < this.count; i++) if (this.rowAt(i)!.remote) return this.rowAt(i)!.ev.ts;
+    for (const row of this.all()) if (row.remote) return row.ev.ts;
     return undefined;
   }
 
   /** Seq of the oldest event held (for `traffic:history` `beforeSeq`). */
   oldestSeq(): number | undefined {
     // A synthetic row's fractional seq is not a tap seq: page back from the oldest real one.
-    for (let i = 0; i < this.count; i++) {
-      const row = this.rowAt(i)!;
-      if (!row.synthetic) return row.seq;
-    }
+    for (const row of this.all()) if (!row.synthetic) return row.seq;
     return undefined;
   }
 
@@ -307,12 +301,7 @@ export class TrafficStore {
   }
 
   pinnedRows(): TrafficRow[] {
-    const out: TrafficRow[] = [];
-    for (const seq of this.pins) {
-      const r = this.get(seq);
-      if (r) out.push(r);
-    }
-    return out.sort((a, b) => a.seq - b.seq);
+    return [...this.pins].flatMap((seq) => this.get(seq) ?? []).sort((a, b) => a.seq - b.seq);
   }
 
   isExpanded(row: TrafficRow): boolean {
@@ -348,15 +337,7 @@ export class TrafficStore {
 
   /** Everything that belongs to this row's call: both hops, their responses, progress, sampling. */
   exchangeRows(row: TrafficRow): TrafficRow[] {
-    const root = row.root;
-    const out: TrafficRow[] = [root];
-    if (root.pair) out.push(root.pair);
-    for (const c of root.children ?? []) {
-      if (c.evicted) continue;
-      out.push(c);
-      if (c.pair) out.push(c.pair);
-    }
-    return out.sort((a, b) => a.seq - b.seq);
+    return callRows(row);
   }
 
   /** The root call of an exchange (`<agentSession>#<id>`) in a launch, when held. */
@@ -366,32 +347,18 @@ export class TrafficStore {
 
   /** The filtered set (what the timeline shows, with the responses merged into it), oldest first. */
   filteredRows(): TrafficRow[] {
-    const out: TrafficRow[] = [];
-    for (const r of this.entries) {
-      out.push(r);
-      if (r.pair?.merged) out.push(r.pair);
-    }
-    return out.sort((a, b) => a.seq - b.seq);
+    return withMergedPairs(this.entries);
   }
 
   /** Link a replay's exchange to the call it re-sent; the replay's row gets `replayOf`. */
   linkReplay(original: TrafficRow, session: string, exchange: string): void {
-    const key = exchangeKey(session, exchange);
-    this.links.replayLinks.set(key, original.seq);
-    const root = this.links.exchanges.get(key)?.root;
-    if (root) root.replayOf = original.seq;
+    this.links.linkReplay(original, exchangeKey(session, exchange));
     this.changed();
   }
 
   /** Calls that replayed this one (seq order). */
   replaysOf(row: TrafficRow): TrafficRow[] {
-    const out: TrafficRow[] = [];
-    for (const [key, seq] of this.links.replayLinks) {
-      if (seq !== row.seq) continue;
-      const r = this.links.exchanges.get(key)?.root;
-      if (r) out.push(r);
-    }
-    return out;
+    return this.links.replaysOf(row.seq);
   }
 
   // ---- ingest -----------------------------------------------------------------------------------
@@ -600,8 +567,6 @@ export class TrafficStore {
     this.entries.replace(next);
   }
 
-  // ---- filter -----------------------------------------------------------------------------------
-
   private matches(row: TrafficRow): boolean {
     return rowMatches(this.compiled, row, this.bodySearch.hit);
   }
@@ -613,10 +578,7 @@ export class TrafficStore {
   }
 
   private reset(ringSize: number): void {
-    for (let i = 0; i < this.count; i++) {
-      const r = this.rowAt(i)!;
-      r._shown = false;
-    }
+    for (const r of this.all()) r._shown = false;
     this.ringSize = ringSize;
     this.ring = new Array<TrafficRow | undefined>(ringSize);
     this.head = 0;

@@ -119,3 +119,26 @@ export function toJsonl(rows: readonly TrafficRow[], bodies?: ReadonlyMap<number
   };
   return rows.map(line).join('\n') + (rows.length ? '\n' : '');
 }
+
+/** Everything that belongs to a row's call: both hops, their responses, progress, sampling (seq order). */
+export function callRows(row: TrafficRow): TrafficRow[] {
+  const root = row.root;
+  const out: TrafficRow[] = [root];
+  if (root.pair) out.push(root.pair);
+  for (const c of root.children ?? []) {
+    if (c.evicted) continue;
+    out.push(c);
+    if (c.pair) out.push(c.pair);
+  }
+  return out.sort((a, b) => a.seq - b.seq);
+}
+
+/** The visible rows with the responses merged into them, oldest first. */
+export function withMergedPairs(rows: Iterable<TrafficRow>): TrafficRow[] {
+  const out: TrafficRow[] = [];
+  for (const r of rows) {
+    out.push(r);
+    if (r.pair?.merged) out.push(r.pair);
+  }
+  return out.sort((a, b) => a.seq - b.seq);
+}
