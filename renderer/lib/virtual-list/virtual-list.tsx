@@ -86,16 +86,30 @@ export function VirtualList(props: VirtualListProps) {
   const goneRef = useRef(gone);
   goneRef.current = gone;
 
+  // Following a flood, every row in view is new on every render. Keyed by absolute index, React
+  // would remove and create all of them (in a Chromium micro-benchmark of 46 Traffic rows: 8 ms
+  // of DOM and layout per render; reusing the same elements with new text: 3.5 ms, in the same
+  // order or moved). So while following, fixed rows are keyed by slot (absolute index modulo a
+  // ring larger than any window can show: the list is never taller than the window): each render
+  // refills the same elements. Scrolled, the key is the absolute index again, so eviction at the
+  // head moves no row (see above).
+  const slotted = fixed && follow;
+  const slots = slotted ? Math.ceil((typeof window === 'undefined' ? 1200 : window.innerHeight) / rowHeight) + 8 : 0;
   const keyOf = variable?.key;
   const estimateOf = variable?.estimate;
-  const getItemKey = useCallback((i: number) => (keyOf ? keyOf(i) : i + headRemovals), [keyOf, headRemovals]);
+  const getItemKey = useCallback(
+    (i: number) => (keyOf ? keyOf(i) : slots > 0 ? (i + headRemovals) % slots : i + headRemovals),
+    [keyOf, headRemovals, slots],
+  );
   const estimateSize = useCallback((i: number) => (estimateOf ? estimateOf(i) : rowHeight), [estimateOf, rowHeight]);
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => ref.current,
     estimateSize,
     getItemKey,
-    overscan,
+    // Following, nothing lies below the last row and the rows above the view are not seen until
+    // the user scrolls (which re-renders in the same frame): one row of overscan is enough.
+    overscan: slotted ? 1 : overscan,
     paddingStart: headerH + gone,
     scrollPaddingStart: headerH,
     initialRect: { width: 800, height: 600 },
