@@ -11,24 +11,34 @@ export interface FrameStats {
   longestGapMs: number;
   /** Frames that took longer than 50 ms (three missed vsyncs). */
   gapsOver50: number;
+  /** Commits that changed the watched element's subtree, per second (how often the list moved). */
+  refreshesPerSec?: number;
 }
 
 /** Frame timestamps for `ms`, summarised. */
-export async function measureFrames(page: Page, ms: number): Promise<FrameStats> {
-  const stamps = await page.evaluate(
-    (duration) =>
-      new Promise<number[]>((resolve) => {
+export async function measureFrames(page: Page, ms: number, watch?: string): Promise<FrameStats> {
+  const { stamps, refreshes } = await page.evaluate(
+    ([duration, selector]) =>
+      new Promise<{ stamps: number[]; refreshes: number }>((resolve) => {
         const g = globalThis as any;
         const out: number[] = [];
+        // One MutationObserver callback per batch of DOM changes: React commits in one batch.
+        let refreshes = 0;
+        const target = selector ? g.document.querySelector(selector) : null;
+        const observer = target ? new g.MutationObserver(() => refreshes++) : null;
+        observer?.observe(target, { subtree: true, childList: true, characterData: true, attributes: true });
         const t0 = g.performance.now();
         const tick = (t: number) => {
           out.push(t);
           if (t - t0 < duration) g.requestAnimationFrame(tick);
-          else resolve(out);
+          else {
+            observer?.disconnect();
+            resolve({ stamps: out, refreshes });
+          }
         };
         g.requestAnimationFrame(tick);
       }),
-    ms,
+    [ms, watch] as const,
   );
   const seconds = (stamps.at(-1)! - stamps[0]!) / 1000;
   let longest = 0;
@@ -40,7 +50,15 @@ export async function measureFrames(page: Page, ms: number): Promise<FrameStats>
   }
   let minFps = Infinity;
   for (let s = stamps[0]!; s + 1000 <= stamps.at(-1)!; s += 1000) minFps = Math.min(minFps, stamps.filter((t) => t >= s && t < s + 1000).length);
-  return { seconds, frames: stamps.length - 1, meanFps: (stamps.length - 1) / seconds, minFps: Number.isFinite(minFps) ? minFps : 0, longestGapMs: longest, gapsOver50: over50 };
+  return {
+    seconds,
+    frames: stamps.length - 1,
+    meanFps: (stamps.length - 1) / seconds,
+    minFps: Number.isFinite(minFps) ? minFps : 0,
+    longestGapMs: longest,
+    gapsOver50: over50,
+    ...(watch ? { refreshesPerSec: refreshes / seconds } : {}),
+  };
 }
 
 /** usedJSHeapSize after two forced collections (Chromium runs with --js-flags=--expose-gc). */

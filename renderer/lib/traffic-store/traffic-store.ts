@@ -263,10 +263,12 @@ export class TrafficStore {
     this.filter = filter;
     this.compiled = compileFilter(filter);
     this.bodySearch.reset(this.compiled.text, this.oldestRemoteTs(), () => this.setFilter(this.filter));
-    for (let i = 0; i < this.count; i++) this.rowAt(i)!._childMatches = 0;
     for (const r of this.pinnedKept.values()) r._childMatches = 0;
+    // One pass: a root is older than its children (a call's messages follow its request), so its
+    // count is reset when it is reached, before any child of it adds to it.
     for (let i = 0; i < this.count; i++) {
       const r = this.rowAt(i)!;
+      r._childMatches = 0;
       if (r.merged) continue;
       r._match = this.matches(r);
       if (r._match && r.root !== r) r.root._childMatches++;

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 export interface VersionedStore {
   version: number;
@@ -13,8 +13,17 @@ export interface VersionedStore {
 /** Longer than one 60 Hz frame and a half: the frame before this one was dropped. */
 const LATE_FRAME_MS = 25;
 
-export function useFrameVersion(store: VersionedStore, paused = false): number {
+/**
+ * `flood()` (asked once per render): true when this render is already more than the view can
+ * show in a frame (e.g. a full screen of new rows while following the tail). Then the next frame
+ * is left to the browser as after a late one: under a flood the list refreshes every other frame
+ * (30 a second at 60 Hz), which no one can read faster, and the page keeps its frame rate for
+ * scrolling and input.
+ */
+export function useFrameVersion(store: VersionedStore, paused = false, flood?: () => boolean): number {
   const [version, setVersion] = useState(store.version);
+  const floodRef = useRef(flood);
+  floodRef.current = flood;
   useEffect(() => {
     if (paused) return;
     let frame = 0;
@@ -32,7 +41,7 @@ export function useFrameVersion(store: VersionedStore, paused = false): number {
         frame = requestAnimationFrame(flush);
         return;
       }
-      rest = previous > 0 && now - previous > LATE_FRAME_MS;
+      rest = (previous > 0 && now - previous > LATE_FRAME_MS) || (floodRef.current?.() ?? false);
       previous = now;
       setVersion(store.version);
     };

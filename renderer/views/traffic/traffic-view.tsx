@@ -36,9 +36,20 @@ const HISTORY_PAGE = 2000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** About one 900 px window of 22 px rows. */
+const FLOOD_ROWS = 40;
+
 export function TrafficView({ store, marks, launches = [], focusExchange }: TrafficViewProps) {
   const api = useHostApi();
-  const version = useFrameVersion(store);
+  // A flood while following: more new rows since the last render than the list shows at once.
+  const followingRef = useRef(true);
+  const tailAtRender = useRef(store.tailAppends);
+  const flood = useCallback(() => {
+    const added = store.tailAppends - tailAtRender.current;
+    tailAtRender.current = store.tailAppends;
+    return followingRef.current && added > FLOOD_ROWS;
+  }, [store]);
+  const version = useFrameVersion(store, false, flood);
   const [filter, setFilterState] = useState<TrafficFilter>(() => store.getFilter());
   const [selected, setSelected] = useState<number | undefined>();
   const [paneOpen, setPaneOpen] = useState(false);
@@ -64,6 +75,7 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
   );
 
   const follow = atBottom && !paused;
+  followingRef.current = follow;
   // Paused: the list reads a snapshot of the rows taken when Pause was pressed (or a filter was
   // changed while paused), so eviction and new traffic cannot shift or blank what is on screen.
   const [frozen, setFrozen] = useState<FrozenRows | undefined>();
