@@ -10,7 +10,8 @@
 import { Host } from '../host';
 import { parseArgs } from 'node:util';
 import { checkProfileRunArgs, parseCommandArgs, parsePort, PROFILE_RUN_OPTIONS, resolveForCommand, usageError, UsageExit } from './args';
-import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
+import { attachTtyApprover } from '../approvals/tty-approver';
+import { openControllingTty } from '../approvals/controlling-tty';
 import { startStdioEndpoint } from '../gateway/stdio-endpoint';
 import { formatStatus, installShutdown } from './host-lifecycle';
 import { dataDir as defaultDataDir } from '../paths';

@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util';
 import { Host } from '../host';
 import { checkProfileRunArgs, parseCommandArgs, parsePort, PROFILE_RUN_OPTIONS, resolveForCommand, UsageExit } from './args';
-import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
+import { attachTtyApprover } from '../approvals/tty-approver';
+import { openControllingTty } from '../approvals/controlling-tty';
 import { formatStatus, installShutdown } from './host-lifecycle';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
