@@ -324,24 +324,29 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
   let hub: { detach: () => void } | undefined;
 
   const violations: string[] = [];
+  /** False (and reported, never thrown) when validating and the event breaks the contract: these run inside host events, on the protocol path. */
+  const conforms = (event: EventName, payload: unknown): boolean => {
+    if (!validate) return true;
+    try {
+      checkEvent(event, payload);
+      return true;
+    } catch (err) {
+      violations.push((err as Error).message);
+      console.error(`gatehouse: ${(err as Error).message}`);
+      return false;
+    }
+  };
+  /** One window's listener that throws is logged; the host and the other windows carry on. */
+  const sendTo = <E extends EventName>(send: EventSink, event: E, payload: EventPayload<E>) => {
+    try {
+      send(event, payload);
+    } catch (err) {
+      console.error(`gatehouse: a window's ${event} listener threw:`, err);
+    }
+  };
   const broadcast: EventSink = (event, payload) => {
-    if (validate) {
-      // Reported, never thrown: these run inside host events, on the protocol path.
-      try {
-        checkEvent(event, payload);
-      } catch (err) {
-        violations.push((err as Error).message);
-        console.error(`gatehouse: ${(err as Error).message}`);
-        return;
-      }
-    }
-    for (const s of subs) {
-      try {
-        s.send(event, payload);
-      } catch (err) {
-        console.error(`gatehouse: a window's ${event} listener threw:`, err);
-      }
-    }
+    if (!conforms(event, payload)) return;
+    for (const s of subs) sendTo(s.send, event, payload);
   };
 
   /** Host listeners, registered once while any window is subscribed. */
@@ -465,20 +470,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         }
         const payload = make(batch, info.dropped + carried);
         carried = 0;
-        if (validate) {
-          try {
-            checkEvent(event, payload);
-          } catch (err) {
-            violations.push((err as Error).message);
-            console.error(`gatehouse: ${(err as Error).message}`);
-            return;
-          }
-        }
-        try {
-          send(event, payload);
-        } catch (err) {
-          console.error(`gatehouse: a window's ${event} listener threw:`, err);
-        }
+        if (conforms(event, payload)) sendTo(send, event, payload);
       };
     };
     sub.unsubscribeBuses.push(host.tap.subscribe(gate('traffic:batch', (events, dropped) => ({ events, dropped })), busOptions));

@@ -191,6 +191,6 @@ function kindOf(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
+export function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

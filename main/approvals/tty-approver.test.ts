@@ -1,7 +1,10 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApprovalBroker, type ApprovalRequest, type AskRequest } from './broker';
-import { attachTtyApprover, formatArgs, openControllingTty, readField, sanitize } from './tty-approver';
+import { attachTtyApprover } from './tty-approver';
+import { openControllingTty } from './controlling-tty';
+import { formatArgs, sanitize } from './terminal-text';
+import { readField } from './tty-form-field';
 
 const req = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   session: 'l',

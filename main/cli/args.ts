@@ -30,6 +30,41 @@ export function parseCommandArgs<V extends { help?: boolean }>(command: string, 
   return values;
 }
 
+/**
+ * The flags of a command that runs a profile's servers (gateway, launch); spread into its own
+ * parseArgs options next to the flags only it has.
+ */
+export const PROFILE_RUN_OPTIONS = {
+  ...HELP,
+  profile: { type: 'string', short: 'p' },
+  'tool-surface': { type: 'string' },
+  'data-dir': { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+} as const;
+
+export interface ProfileRunArgs {
+  profile: string;
+  surface: ToolSurface | undefined;
+  /** One line to stderr (stdout may be protocol), unless --quiet. */
+  log: (line: string) => void;
+}
+
+/** What PROFILE_RUN_OPTIONS parsed, checked: --profile given, --tool-surface one we know. */
+export function checkProfileRunArgs(
+  command: string,
+  usage: string,
+  args: { profile?: string; 'tool-surface'?: string; quiet?: boolean },
+): ProfileRunArgs | UsageExit {
+  if (!args.profile) return usageError(command, usage, '--profile is required');
+  const surface = parseSurface(command, args['tool-surface']);
+  if (surface instanceof UsageExit) return surface;
+  const quiet = !!args.quiet;
+  const log = (line: string) => {
+    if (!quiet) process.stderr.write(`${line}\n`);
+  };
+  return { profile: args.profile, surface, log };
+}
+
 export function usageError(command: string, usage: string, message: string): UsageExit {
   process.stderr.write(`gatehouse ${command}: ${message}\n${usage}\n`);
   return new UsageExit(2);

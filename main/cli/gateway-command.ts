@@ -9,8 +9,9 @@
 // never open /dev/tty at all.
 import { Host } from '../host';
 import { parseArgs } from 'node:util';
-import { HELP, parseCommandArgs, parsePort, parseSurface, resolveForCommand, usageError, UsageExit } from './args';
-import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
+import { checkProfileRunArgs, parseCommandArgs, parsePort, PROFILE_RUN_OPTIONS, resolveForCommand, usageError, UsageExit } from './args';
+import { attachTtyApprover } from '../approvals/tty-approver';
+import { openControllingTty } from '../approvals/controlling-tty';
 import { startStdioEndpoint } from '../gateway/stdio-endpoint';
 import { formatStatus, installShutdown } from './host-lifecycle';
 import { dataDir as defaultDataDir } from '../paths';
@@ -37,45 +38,37 @@ export async function run(argv: string[]): Promise<number> {
       args: argv,
       strict: true,
       options: {
-        ...HELP,
-        profile: { type: 'string', short: 'p' },
+        ...PROFILE_RUN_OPTIONS,
         http: { type: 'string' },
-        'tool-surface': { type: 'string' },
-        'data-dir': { type: 'string' },
         'no-audit': { type: 'boolean' },
         'trust-prompt': { type: 'boolean' },
         approver: { type: 'string' },
-        quiet: { type: 'boolean', short: 'q' },
       },
     }).values,
   );
   if (args instanceof UsageExit) return args.code;
-  if (!args.profile) return usageError('gateway', USAGE, '--profile is required').code;
-  const surface = parseSurface('gateway', args['tool-surface']);
-  if (surface instanceof UsageExit) return surface.code;
+  const checked = checkProfileRunArgs('gateway', USAGE, args);
+  if (checked instanceof UsageExit) return checked.code;
+  const { surface, log } = checked;
   const httpPort = args.http === undefined ? undefined : parsePort('gateway', 'http', args.http);
   if (httpPort instanceof UsageExit) return httpPort.code;
   const approver = args.approver ?? 'window';
   if (!(APPROVERS as readonly string[]).includes(approver)) {
     return usageError('gateway', USAGE, `--approver: expected one of ${APPROVERS.join(', ')}, got '${approver}'`).code;
   }
-  const quiet = !!args.quiet;
-  const log = (line: string) => {
-    if (!quiet) process.stderr.write(`${line}\n`);
-  };
 
   // The same data dir the Host uses: a Gatehouse window of that dir relays approvals for us.
   const dataDir = args['data-dir'] ?? defaultDataDir(process.env);
   const socketPath = relaySocketPath(dataDir);
-  const relay = new RelayClient({ socketPath, profile: args.profile, log });
+  const relay = new RelayClient({ socketPath, profile: checked.profile, log });
   const broker = new RelayingApprovalBroker(relay);
   const host = new Host({ dataDir, audit: !args['no-audit'], broker });
   const shutdown = installShutdown(host, log);
-  const profile = await resolveForCommand(host, 'gateway', args.profile);
+  const profile = await resolveForCommand(host, 'gateway', checked.profile);
   if (profile instanceof UsageExit) return profile.code;
   host.on('server-status', (_l, s) => log(formatStatus(s)));
   // Launch consent: on /dev/tty only when asked for; otherwise one line naming `gatehouse trust accept`.
-  await settleLaunchConsent(host, profile, args.profile, { ask: !!args['trust-prompt'] || approver === 'tty', log: (l) => process.stderr.write(`${l}\n`) });
+  await settleLaunchConsent(host, profile, checked.profile, { ask: !!args['trust-prompt'] || approver === 'tty', log: (l) => process.stderr.write(`${l}\n`) });
   // Approvals (never stdin/stdout, which carry protocol): the terminal only when asked; else the
   // Gatehouse window of this data dir, through its approvals relay (reconnecting, since the
   // window may start later); else APPROVAL fails closed with a reason that says how to fix it.

@@ -3,8 +3,9 @@
 // Ctrl-C, then shut everything down cleanly.
 import { parseArgs } from 'node:util';
 import { Host } from '../host';
-import { HELP, parseCommandArgs, parsePort, parseSurface, resolveForCommand, usageError, UsageExit } from './args';
-import { attachTtyApprover, openControllingTty } from '../approvals/tty-approver';
+import { checkProfileRunArgs, parseCommandArgs, parsePort, PROFILE_RUN_OPTIONS, resolveForCommand, UsageExit } from './args';
+import { attachTtyApprover } from '../approvals/tty-approver';
+import { openControllingTty } from '../approvals/controlling-tty';
 import { formatStatus, installShutdown } from './host-lifecycle';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -68,31 +69,24 @@ export async function run(argv: string[]): Promise<number> {
       args: argv,
       strict: true,
       options: {
-        ...HELP,
-        profile: { type: 'string', short: 'p' },
+        ...PROFILE_RUN_OPTIONS,
         port: { type: 'string' },
         'no-http': { type: 'boolean' },
-        'tool-surface': { type: 'string' },
-        'data-dir': { type: 'string' },
         'no-approver': { type: 'boolean' },
         agent: { type: 'boolean' },
-        quiet: { type: 'boolean', short: 'q' },
       },
     }).values,
   );
   if (args instanceof UsageExit) return args.code;
-  if (!args.profile) return usageError('launch', USAGE, '--profile is required').code;
-  const surface = parseSurface('launch', args['tool-surface']);
-  if (surface instanceof UsageExit) return surface.code;
+  const checked = checkProfileRunArgs('launch', USAGE, args);
+  if (checked instanceof UsageExit) return checked.code;
+  const { surface, log } = checked;
   const port = args.port === undefined ? 0 : parsePort('launch', 'port', args.port);
   if (port instanceof UsageExit) return port.code;
-  const log = (line: string) => {
-    if (!args.quiet) process.stderr.write(`${line}\n`);
-  };
 
   const host = new Host({ dataDir: args['data-dir'] });
   const shutdown = installShutdown(host, log);
-  const profile = await resolveForCommand(host, 'launch', args.profile);
+  const profile = await resolveForCommand(host, 'launch', checked.profile);
   if (profile instanceof UsageExit) return profile.code;
   host.on('server-status', (_launch, s) => log(formatStatus(s)));
   if (args.agent && !profile.agent) {
@@ -106,7 +100,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   // Launch consent: asked here, before anything starts; held servers stay stopped.
-  await settleLaunchConsent(host, profile, args.profile, { ask: true, log: (l) => process.stderr.write(`${l}\n`) });
+  await settleLaunchConsent(host, profile, checked.profile, { ask: true, log: (l) => process.stderr.write(`${l}\n`) });
   if (!args['no-approver'] && !args.agent) {
     const tty = openControllingTty();
     if (tty) attachTtyApprover(host.broker, { input: tty.input, output: tty.output });

@@ -4,7 +4,7 @@
 // rest start, and approving later (another terminal, the window) starts the held ones.
 import type { Host } from '../host';
 import type { ResolvedProfile } from '../profiles/types';
-import { openControllingTty } from '../approvals/tty-approver';
+import { openControllingTty } from '../approvals/controlling-tty';
 import { refusalLine, reviewProfileLaunch } from '../trust/launch-consent';
 import { askLaunchConsent } from '../trust/terminal-consent';
 import { cliActor } from '../trust/cli-store';

@@ -5,7 +5,7 @@
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ResolvedProfile } from '../profiles/types';
-import { sanitize } from '../approvals/tty-approver';
+import { sanitize } from '../approvals/terminal-text';
 import type { LaunchReview } from './launch-consent';
 import type { TrustStore } from './pin-store';
 

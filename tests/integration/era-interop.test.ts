@@ -12,30 +12,26 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
-import { Host, type Launch } from '../../main/host';
+import type { Launch } from '../../main/host';
 import type { Exchange } from '../../main/gateway/exchanges';
-import { tempDir, writeProfile } from '../support/temp';
-import { startFixtureUrl, type FixtureServer } from '../support/fixture-url';
+import { launchFixtureGateway, type FixtureGateway } from '../support/fixture-gateway';
 import { repoRoot } from '../support/supervisor';
 
 /** The gateway serves 2026-07-28 downstream: the v2 client in auto mode must come out modern. */
 const NEW_ERA_DOWNSTREAM = true;
 const TOKEN = 'era-interop-token-0123456789abcdef';
 
-let tmp: ReturnType<typeof tempDir>;
-let fixture: FixtureServer;
-let host: Host;
+let gw: FixtureGateway | undefined;
 let launch: Launch;
-const closed = new Map<string, Exchange>();
+let closed: Map<string, Exchange>;
 
 beforeAll(async () => {
-  tmp = tempDir('gatehouse-era-interop-');
-  fixture = await startFixtureUrl('tests/fixtures/conformance-next/server.mjs');
-  const url = fixture.url;
   const old = path.join(repoRoot, 'tests/fixtures/conformance/server.mjs');
-  const profile = writeProfile(
-    tmp.dir,
-    `name: era-interop
+  gw = await launchFixtureGateway({
+    tempPrefix: 'gatehouse-era-interop-',
+    fixture: 'tests/fixtures/conformance-next/server.mjs',
+    token: TOKEN,
+    profile: (url) => `name: era-interop
 workspace: ./ws
 servers:
   next:
@@ -47,18 +43,14 @@ policy:
   default: allow
   sampling: allow
 `,
-  );
-  host = new Host({ dataDir: path.join(tmp.dir, 'data') });
-  launch = await host.launch(profile, { httpPort: 0, token: TOKEN });
-  launch.gateway.exchanges.on('closed', (e) => closed.set(e.id, { ...e }));
+  });
+  ({ launch, closed } = gw);
   const eras = Object.fromEntries(launch.statuses().map((s) => [s.id, [s.state, s.era?.era, s.protocolVersion]]));
   expect(eras).toEqual({ next: ['ready', 'new', '2026-07-28'], old: ['ready', 'old', '2025-11-25'] });
 }, 60_000);
 
 afterAll(async () => {
-  await host?.shutdown();
-  fixture?.stop();
-  tmp?.cleanup();
+  await gw?.stop();
 });
 
 const headers = { Authorization: `Bearer ${TOKEN}` };

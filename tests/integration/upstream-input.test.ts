@@ -7,30 +7,25 @@
 // govern the questions as they govern old-era server requests, the server's requestState must
 // never reach the agent, and of the agent's HTTP headers only `Mcp-Param-*` may go upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Host, type Launch } from '../../main/host';
+import type { Launch } from '../../main/host';
 import type { Exchange } from '../../main/gateway/exchanges';
 import { MAX_INPUT_ROUNDS } from '../../main/gateway/upstream-input';
-import { tempDir, writeProfile } from '../support/temp';
-import { startFixtureUrl, type FixtureServer } from '../support/fixture-url';
+import { launchFixtureGateway, type FixtureGateway } from '../support/fixture-gateway';
 
 const TOKEN = 'upstream-input-token-0123456789abcdef';
-let tmp: ReturnType<typeof tempDir>;
-let fixture: FixtureServer;
-let host: Host;
+let gw: FixtureGateway | undefined;
 let launch: Launch;
-const closed = new Map<string, Exchange>();
+let closed: Map<string, Exchange>;
 
 beforeAll(async () => {
-  tmp = tempDir('gatehouse-upstream-input-');
-  fixture = await startFixtureUrl('tests/fixtures/conformance-next/hostile-server.mjs');
-  const url = fixture.url;
-  const profile = writeProfile(
-    tmp.dir,
-    `name: upstream-input
+  gw = await launchFixtureGateway({
+    tempPrefix: 'gatehouse-upstream-input-',
+    fixture: 'tests/fixtures/conformance-next/hostile-server.mjs',
+    token: TOKEN,
+    profile: (url) => `name: upstream-input
 workspace: ./ws
 servers:
   h:
@@ -39,17 +34,13 @@ policy:
   default: allow
   sampling: deny
 `,
-  );
-  host = new Host({ dataDir: path.join(tmp.dir, 'data') });
-  launch = await host.launch(profile, { httpPort: 0, token: TOKEN });
+  });
+  ({ launch, closed } = gw);
   expect(launch.statuses()[0]).toMatchObject({ state: 'ready', era: { era: 'new' } });
-  launch.gateway.exchanges.on('closed', (e) => closed.set(e.id, { ...e }));
 }, 60_000);
 
 afterAll(async () => {
-  await host?.shutdown();
-  fixture?.stop();
-  tmp?.cleanup();
+  await gw?.stop();
 });
 
 /** An old-era agent; `seen` keeps every message it received, as text. */

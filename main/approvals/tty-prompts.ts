@@ -1,0 +1,58 @@
+// What the terminal approver draws for a pending request: a tool call to allow or deny, or a
+// server's question (elicitation, sampling), with every value from the agent or server escaped
+// and cut (terminal-text.ts).
+import type { ApprovalOutcome, PendingApproval } from './broker';
+import { isObj, isUrlElicitation } from './questions';
+import { contentText, cut, formatArgs, formatText, indent, sanitize } from './terminal-text';
+
+/** A tool call waiting for allow or deny, with its arguments cut to maxLines / maxChars. */
+export function renderPrompt(p: PendingApproval, waitingBehind: number, maxLines: number, maxChars: number): string {
+  const tool = sanitize(p.tool, true);
+  const lines = [
+    '',
+    `── Gatehouse: approval needed${waitingBehind > 0 ? ` (${waitingBehind} more waiting)` : ''} ──`,
+    `  ${p.kind === 'tool' ? 'tool' : p.kind.padEnd(4)}    ${tool}${p.advertisedName && p.advertisedName !== p.tool ? ` (called as ${sanitize(p.advertisedName, true)})` : ''}`,
+    `  server  ${sanitize(p.server, true)}`,
+    `  why     ${sanitize(p.reason, true)}${p.rule ? ` [${sanitize(p.rule, true)}]` : ''}`,
+    `  args    ${indent(formatArgs(p.args, maxLines, maxChars), '          ')}`,
+    `  denied automatically after ${Math.round((p.expiresAt - p.createdAt) / 1000)}s`,
+    `  [a] allow once  [s] allow for this session  [t] allow ${tool} for this session  [d/Enter] deny › `,
+  ];
+  return lines.join('\n');
+}
+
+export function describe(o: ApprovalOutcome): string {
+  return sanitize(o.reason, true);
+}
+
+/** A server's elicitation or sampling request: who asks, why, and what (a form's fields, a URL, a conversation). */
+export function renderQuestion(p: PendingApproval, q: Record<string, unknown>, waitingBehind: number, maxLines: number, maxChars: number): string {
+  const sampling = p.kind === 'sampling';
+  const lines = [
+    '',
+    `── Gatehouse: ${sampling ? 'a server asks for an LLM reply' : 'a server asks you a question'}${waitingBehind > 0 ? ` (${waitingBehind} more waiting)` : ''} ──`,
+    `  server  ${sanitize(p.server, true)}${p.triggerTool ? ` (during ${sanitize(p.triggerTool, true)})` : ''}`,
+    `  why     ${sanitize(p.reason, true)}`,
+  ];
+  if (sampling) {
+    const convo: string[] = [];
+    if (typeof q.systemPrompt === 'string' && q.systemPrompt) convo.push(`[system] ${q.systemPrompt}`);
+    for (const m of Array.isArray(q.messages) ? q.messages : []) {
+      if (!isObj(m)) continue;
+      convo.push(`[${typeof m.role === 'string' ? m.role.replace(/\s+/g, ' ') : '?'}] ${contentText(m.content)}`);
+    }
+    lines.push(`  conversation\n    ${indent(formatText(convo.join('\n') || '(no messages)', maxLines, maxChars), '    ')}`);
+    if (typeof q.maxTokens === 'number') lines.push(`  max tokens ${q.maxTokens}`);
+  } else {
+    const message = typeof q.message === 'string' ? q.message : '';
+    lines.push(`  message ${indent(formatText(message, maxLines, maxChars), '          ')}`);
+    if (isUrlElicitation(q)) lines.push(`  open    ${indent(formatText(q.url, 4, 1000), '          ')}`, '  (open it yourself: the answer only tells the server whether you agree)');
+    else {
+      const schema = isObj(q.requestedSchema) ? q.requestedSchema : {};
+      const props = isObj(schema.properties) ? Object.keys(schema.properties) : [];
+      lines.push(`  fields  ${props.length ? cut(sanitize(props.join(', '), true)) : '(none)'}`);
+    }
+  }
+  lines.push(`  declined automatically after ${Math.round((p.expiresAt - p.createdAt) / 1000)}s`, '');
+  return lines.join('\n');
+}
