@@ -47,6 +47,13 @@ export interface HostOptions {
   termGraceMs?: number;
   /** The approvals broker (default a plain ApprovalBroker); the gateway command passes a relaying one. */
   broker?: ApprovalBroker;
+  /**
+   * Traffic records the tap keeps for a window that attaches late (default DEFAULT_BUS_CAPACITY).
+   * A host no window can reach (the headless `gateway` command) keeps a few: held records outlive
+   * V8's young generation and die in the old one, which is most of such a gateway's memory under
+   * load (bench/RESULTS.md).
+   */
+  trafficReplay?: number;
 }
 
 export interface LaunchOptions {
@@ -123,7 +130,7 @@ type HostEvents = {
 };
 
 export class Host extends EventEmitter<HostEvents> {
-  readonly tap = new TrafficTap();
+  readonly tap: TrafficTap;
   readonly stderrBus = new StderrBus();
   readonly broker: ApprovalBroker;
   readonly dataDir: string;
@@ -144,6 +151,7 @@ export class Host extends EventEmitter<HostEvents> {
 
   constructor(private readonly opts: HostOptions = {}) {
     super();
+    this.tap = new TrafficTap(opts.trafficReplay !== undefined ? { capacity: opts.trafficReplay } : {});
     this.env = opts.env ?? process.env;
     this.broker = opts.broker ?? new ApprovalBroker();
     this.dataDir = opts.dataDir ?? defaultDataDir(this.env);

@@ -58,6 +58,9 @@ export interface ThreadedWriterOptions {
 const DEFAULT_POST_MS = 10;
 const MAX_UNSENT = 256;
 
+/** The writer thread's young generation (both semi-spaces and the new large-object space). */
+const WRITER_YOUNG_GEN_MB = 8;
+
 export class ThreadedWriter implements AuditWriter {
   readonly run = randomUUID();
   private readonly worker: Worker;
@@ -93,7 +96,9 @@ export class ThreadedWriter implements AuditWriter {
       limits: opts.limits,
       journaled: this.journal !== undefined,
     };
-    this.worker = new Worker(opts.entry, { workerData: data });
+    // The thread decodes batches and hands rows to SQLite: its objects live a batch long, so a
+    // small young generation serves it (V8's default lets it grow to 48 MB of semi-spaces).
+    this.worker = new Worker(opts.entry, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GEN_MB } });
     this.worker.on('message', (m: { error?: string }) => {
       if (m.error) this.report(new Error(m.error));
     });

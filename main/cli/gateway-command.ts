@@ -32,6 +32,9 @@ const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--too
 
 const APPROVERS = ['window', 'tty', 'none'] as const;
 
+/** Records the headless gateway's tap keeps: nothing replays them (no window), so a few. */
+const HEADLESS_TRAFFIC_REPLAY = 256;
+
 export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs('gateway', USAGE, () =>
     parseArgs({
@@ -62,7 +65,9 @@ export async function run(argv: string[]): Promise<number> {
   const socketPath = relaySocketPath(dataDir);
   const relay = new RelayClient({ socketPath, profile: checked.profile, log });
   const broker = new RelayingApprovalBroker(relay);
-  const host = new Host({ dataDir, audit: !args['no-audit'], broker });
+  // No window attaches to this host (approvals reach the desktop app through the relay, not the
+  // tap): the tap keeps a few records instead of a window's replay.
+  const host = new Host({ dataDir, audit: !args['no-audit'], broker, trafficReplay: HEADLESS_TRAFFIC_REPLAY });
   const shutdown = installShutdown(host, log);
   const profile = await resolveForCommand(host, 'gateway', checked.profile);
   if (profile instanceof UsageExit) return profile.code;

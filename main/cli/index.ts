@@ -4,7 +4,6 @@
 // stdout is reserved for a command's output (and, for `gateway`, protocol bytes only);
 // messages and logs go to stderr.
 
-import v8 from 'node:v8';
 
 type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
 
@@ -37,12 +36,6 @@ async function main(argv: string[]): Promise<number> {
   if (!command) {
     process.stderr.write(`gatehouse: unknown command '${name}'\n${usage()}`);
     return 2;
-  }
-  if (name === 'gateway') {
-    // A long-running proxy whose live heap is small (~25 MB) but whose young generation V8
-    // grows to 16 MB semi-spaces under load, for no speed gained (bench/RESULTS.md): keep the
-    // semi-spaces at their initial size. Read by V8 on every resize, so setting it here works.
-    v8.setFlagsFromString('--semi-space-growth-factor=1');
   }
   const mod = await command.load();
   return mod.run(rest);
