@@ -69,7 +69,7 @@ export function VirtualList(props: VirtualListProps) {
 
   // Fixed rows keep their place while rows are evicted at the head: a row sits at its absolute
   // index (rows ever removed + its index) from a base, the removed rows' height becomes padding
-  // above the list, and its key is that absolute index. So eviction moves no row and needs no
+  // above the list, and its key follows that absolute index (below). So eviction moves no row and needs no
   // scroll correction: a scrolled list re-renders nothing, a following one only its edges (the
   // CPU profile of bench:ui showed two forced layouts per frame in that correction, and every
   // visible row re-rendered as indices shifted under it). Scrolled, the base moves only now and
@@ -86,15 +86,19 @@ export function VirtualList(props: VirtualListProps) {
   const goneRef = useRef(gone);
   goneRef.current = gone;
 
-  // Following a flood, every row in view is new on every render. Keyed by absolute index, React
-  // would remove and create all of them (in a Chromium micro-benchmark of 46 Traffic rows: 8 ms
-  // of DOM and layout per render; reusing the same elements with new text: 3.5 ms, in the same
-  // order or moved). So while following, fixed rows are keyed by slot (absolute index modulo a
-  // ring larger than any window can show: the list is never taller than the window): each render
-  // refills the same elements. Scrolled, the key is the absolute index again, so eviction at the
-  // head moves no row (see above).
-  const slotted = fixed && follow;
-  const slots = slotted ? Math.ceil((typeof window === 'undefined' ? 1200 : window.innerHeight) / rowHeight) + 8 : 0;
+  // Keys: a fixed row is keyed by its slot, its absolute index modulo a ring larger than any
+  // window can show (the list is never taller than the window), so keys never collide in view.
+  // Eviction at the head changes no key (the absolute index stays), so a scrolled list moves no
+  // row; and when the whole view changes at once (following a flood, a filter click, a jump)
+  // React refills the same elements instead of removing and creating every row. In a Chromium
+  // micro-benchmark of 46 Traffic rows: 8 ms of DOM and layout per render with new elements,
+  // 3.5 ms reusing them (in the same order or moved).
+  const slotted = fixed;
+  const following = fixed && follow;
+  // Following, nothing lies below the last row and the rows above the view are not seen until
+  // the user scrolls (which re-renders in the same frame): one row of overscan is enough.
+  const over = following ? 1 : overscan;
+  const slots = slotted ? Math.ceil((typeof window === 'undefined' ? 1200 : window.innerHeight) / rowHeight) + 2 * overscan + 4 : 0;
   const keyOf = variable?.key;
   const estimateOf = variable?.estimate;
   const getItemKey = useCallback(
@@ -107,9 +111,7 @@ export function VirtualList(props: VirtualListProps) {
     getScrollElement: () => ref.current,
     estimateSize,
     getItemKey,
-    // Following, nothing lies below the last row and the rows above the view are not seen until
-    // the user scrolls (which re-renders in the same frame): one row of overscan is enough.
-    overscan: slotted ? 1 : overscan,
+    overscan: over,
     paddingStart: headerH + gone,
     scrollPaddingStart: headerH,
     initialRect: { width: 800, height: 600 },
