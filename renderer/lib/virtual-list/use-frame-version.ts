@@ -1,47 +1,40 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
+import type { FrameBudget } from './frame-budget';
 
 export interface VersionedStore {
   version: number;
   subscribe(listener: () => void): () => void;
 }
 
-/**
- * The store's version, re-read at most once per animation frame (VS Code/Hyper batching):
- * a store that changes a thousand times a second costs one render per frame. While `paused`
- * the version is not re-read, so the view does not move.
- */
 /** Longer than one 60 Hz frame and a half: the frame before this one was dropped. */
 const LATE_FRAME_MS = 25;
 
 /**
- * `flood()` (asked once per render): true when this render is already more than the view can
- * show in a frame (e.g. a full screen of new rows while following the tail). Then the next frame
- * is left to the browser as after a late one: under a flood the list refreshes every other frame
- * (30 a second at 60 Hz), which no one can read faster, and the page keeps its frame rate for
- * scrolling and input.
+ * The store's version, re-read at most once per animation frame (VS Code/Hyper batching):
+ * a store that changes a thousand times a second costs one render per frame. While `paused`
+ * the version is not re-read, so the view does not move.
+ *
+ * Frames are left to the browser (scrolling, input, paint) after a frame that came late (the
+ * last render and the layout it caused overran the frame), and, with a `budget`, after a refresh
+ * that cost more than the view's share of a frame (frame-budget.ts): under a flood the list then
+ * refreshes every other or every third frame while the page keeps its frame rate.
  */
-export function useFrameVersion(store: VersionedStore, paused = false, flood?: () => boolean): number {
+export function useFrameVersion(store: VersionedStore, paused = false, budget?: FrameBudget): number {
   const [version, setVersion] = useState(store.version);
-  const floodRef = useRef(flood);
-  floodRef.current = flood;
   useEffect(() => {
     if (paused) return;
     let frame = 0;
     let previous = 0;
-    let rest = false;
+    let rest = 0;
     const flush = (now: number) => {
       frame = 0;
-      // A frame that came late means the last render (and the layout it caused) overran the
-      // budget: the next frame is left to the browser (scrolling, input, paint), and the list
-      // catches up in the one after. Under a flood the rows then move every other frame while
-      // the page keeps its frame rate; with room to spare it renders every frame as before.
-      if (rest) {
-        rest = false;
+      if (rest > 0) {
+        rest--;
         previous = now;
         frame = requestAnimationFrame(flush);
         return;
       }
-      rest = (previous > 0 && now - previous > LATE_FRAME_MS) || (floodRef.current?.() ?? false);
+      rest = Math.max(previous > 0 && now - previous > LATE_FRAME_MS ? 1 : 0, budget?.restFrames() ?? 0);
       previous = now;
       setVersion(store.version);
     };
@@ -53,6 +46,6 @@ export function useFrameVersion(store: VersionedStore, paused = false, flood?: (
       unsubscribe();
       if (frame) cancelAnimationFrame(frame);
     };
-  }, [store, paused]);
+  }, [store, paused, budget]);
   return version;
 }

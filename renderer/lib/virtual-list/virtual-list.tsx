@@ -16,6 +16,7 @@
 // is announced through `aria-activedescendant`. Keys: ↑ ↓ PgUp PgDn Home End, Enter activates.
 import { useCallback, useEffect, useLayoutEffect, useRef, type CSSProperties, type KeyboardEvent, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import type { FrameBudget } from './frame-budget';
 import { pageSize } from './layout';
 import './virtual-list.css';
 
@@ -55,6 +56,8 @@ export interface VirtualListProps {
   /** Rows as wide as their content (horizontal scroll) instead of the viewport. */
   noWrap?: boolean;
   className?: string;
+  /** Told when a refresh's DOM and layout are done (the view starts it): see frame-budget.ts. */
+  budget?: FrameBudget;
 }
 
 /** Padding left by evicted fixed rows before the list rebases (far below Chromium's ~16.7M px). */
@@ -86,25 +89,21 @@ export function VirtualList(props: VirtualListProps) {
   const goneRef = useRef(gone);
   goneRef.current = gone;
 
-  // Keys: a fixed row is keyed by its slot, its absolute index modulo a ring larger than any
-  // window can show (the list is never taller than the window), so keys never collide in view.
-  // Eviction at the head changes no key (the absolute index stays), so a scrolled list moves no
-  // row; and when the whole view changes at once (following a flood, a filter click, a jump)
-  // React refills the same elements instead of removing and creating every row. In a Chromium
-  // micro-benchmark of 46 Traffic rows: 8 ms of DOM and layout per render with new elements,
-  // 3.5 ms reusing them (in the same order or moved).
-  const slotted = fixed;
+  // Keys: a fixed row's element is keyed by its slot, its absolute index modulo a ring as large
+  // as the rows rendered (plus one). Eviction at the head changes no key (the absolute index
+  // stays), so a scrolled list moves no row; and when the whole view changes at once (following a
+  // flood, a filter click, a jump) the new rows take the keys of the old ones, so React refills
+  // the same elements instead of removing and creating every row. In a Chromium micro-benchmark
+  // of 46 Traffic rows: 8 ms of DOM and layout per render with new elements, 3.5 ms reusing them
+  // (in the same order or moved). The ring is resized only when the rendered count leaves it.
   const following = fixed && follow;
   // Following, nothing lies below the last row and the rows above the view are not seen until
   // the user scrolls (which re-renders in the same frame): one row of overscan is enough.
   const over = following ? 1 : overscan;
-  const slots = slotted ? Math.ceil((typeof window === 'undefined' ? 1200 : window.innerHeight) / rowHeight) + 2 * overscan + 4 : 0;
+  const slots = useRef(0);
   const keyOf = variable?.key;
   const estimateOf = variable?.estimate;
-  const getItemKey = useCallback(
-    (i: number) => (keyOf ? keyOf(i) : slots > 0 ? (i + headRemovals) % slots : i + headRemovals),
-    [keyOf, headRemovals, slots],
-  );
+  const getItemKey = useCallback((i: number) => (keyOf ? keyOf(i) : i + headRemovals), [keyOf, headRemovals]);
   const estimateSize = useCallback((i: number) => (estimateOf ? estimateOf(i) : rowHeight), [estimateOf, rowHeight]);
   const virtualizer = useVirtualizer({
     count,
@@ -126,6 +125,8 @@ export function VirtualList(props: VirtualListProps) {
     virtualizer.scrollOffset = Math.max(0, virtualizer.getTotalSize() - virtualizer.scrollRect.height);
   }
   const items = virtualizer.getVirtualItems();
+  if (fixed && (items.length > slots.current || items.length + 3 < slots.current)) slots.current = items.length + 1;
+  const rowKey = (index: number, key: string | number | bigint) => (fixed ? (index + headRemovals) % slots.current : key);
 
   // Anchor: rows evicted at the head move everything up; put the first row in view back where it
   // was (found by its new index: removals only happen at the head, appends at the tail).
@@ -148,6 +149,7 @@ export function VirtualList(props: VirtualListProps) {
       }
     }
     rebased.current = 0;
+    props.budget?.end();
     if (fixed) return;
     const first = items.find((it) => it.end > (el?.scrollTop ?? 0) + headerH) ?? items[0];
     anchor.current = first ? { headRemovals, index: first.index, start: first.start } : { headRemovals, index: 0, start: headerH };
@@ -226,7 +228,7 @@ export function VirtualList(props: VirtualListProps) {
     const cls = ['vl-row', props.rowClassName?.(i), i === activeIndex ? 'is-active' : ''].filter(Boolean).join(' ');
     rows.push(
       <div
-        key={item.key}
+        key={String(rowKey(i, item.key))}
         id={`${props.idPrefix}-r${i}`}
         role="row"
         aria-rowindex={i + 1 + (header ? 1 : 0)}

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, 
 import type { EventPayload } from '../../../common/host-api';
 import { useHostApi } from '../../api/context';
 import { toJsonl, type TrafficFilter, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
-import { VirtualList, useFrameVersion } from '../../lib/virtual-list';
+import { FrameBudget, VirtualList, useFrameVersion } from '../../lib/virtual-list';
 import { DetailPane, type ReplayState } from './detail-pane';
 import { downloadText } from '../../lib/download';
 import { FilterBar } from './filter-bar';
@@ -36,20 +36,13 @@ const HISTORY_PAGE = 2000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** About one 900 px window of 22 px rows. */
-const FLOOD_ROWS = 40;
-
 export function TrafficView({ store, marks, launches = [], focusExchange }: TrafficViewProps) {
   const api = useHostApi();
-  // A flood while following: more new rows since the last render than the list shows at once.
-  const followingRef = useRef(true);
-  const tailAtRender = useRef(store.tailAppends);
-  const flood = useCallback(() => {
-    const added = store.tailAppends - tailAtRender.current;
-    tailAtRender.current = store.tailAppends;
-    return followingRef.current && added > FLOOD_ROWS;
-  }, [store]);
-  const version = useFrameVersion(store, false, flood);
+  // What a refresh costs, so that under a flood the list refreshes less often than every frame
+  // (frame-budget.ts): measured from here to the list's layout effect.
+  const budget = useMemo(() => new FrameBudget(), []);
+  budget.begin();
+  const version = useFrameVersion(store, false, budget);
   const [filter, setFilterState] = useState<TrafficFilter>(() => store.getFilter());
   const [selected, setSelected] = useState<number | undefined>();
   const [paneOpen, setPaneOpen] = useState(false);
@@ -75,7 +68,6 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
   );
 
   const follow = atBottom && !paused;
-  followingRef.current = follow;
   // Paused: the list reads a snapshot of the rows taken when Pause was pressed (or a filter was
   // changed while paused), so eviction and new traffic cannot shift or blank what is on screen.
   const [frozen, setFrozen] = useState<FrozenRows | undefined>();
@@ -240,6 +232,7 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
           <VirtualList
             ariaLabel="Traffic"
             idPrefix="traffic"
+            budget={budget}
             className="traffic-list"
             count={count}
             rowHeight={ROW_HEIGHT}

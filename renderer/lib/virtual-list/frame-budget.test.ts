@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { BUDGET_MS, FrameBudget, MAX_REST_FRAMES } from './frame-budget';
+
+describe('FrameBudget', () => {
+  it('leaves frames to the browser in proportion to what the last refresh cost', () => {
+    const b = new FrameBudget();
+    expect(b.restFrames()).toBe(0); // nothing measured yet
+    for (const [cost, rest] of [
+      [BUDGET_MS * 0.5, 0],
+      [BUDGET_MS, 0],
+      [BUDGET_MS * 1.5, 1],
+      [BUDGET_MS * 2.5, 2],
+      [BUDGET_MS * 40, MAX_REST_FRAMES],
+    ] as const) {
+      b.lastCostMs = cost;
+      expect(b.restFrames(), `cost ${cost} ms`).toBe(rest);
+    }
+  });
+
+  it('measures from begin to end, and ignores an end without a begin', () => {
+    const b = new FrameBudget();
+    b.begin();
+    const until = performance.now() + 3;
+    while (performance.now() < until) {
+      // spin: a refresh that costs about 3 ms
+    }
+    b.end();
+    expect(b.lastCostMs).toBeGreaterThanOrEqual(3);
+    const measured = b.lastCostMs;
+    b.end(); // a list that re-rendered on its own (a scroll): no refresh was started
+    expect(b.lastCostMs).toBe(measured);
+  });
+});

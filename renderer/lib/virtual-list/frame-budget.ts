@@ -1,0 +1,34 @@
+// How much of each frame a view's refreshes may take. A list under a flood of new rows costs
+// about the same to refresh whatever arrived (every row in view is new): its render, the DOM
+// writes and the layout they force. The view measures that cost (VirtualList times its own
+// render through its layout effect) and the frame scheduler (useFrameVersion) leaves frames to
+// the browser so that the refreshes take at most BUDGET_MS a frame on average: a 12 ms refresh
+// runs every other frame, an 18 ms one every third. Input, scrolling and the host's batches keep
+// the rest of the main thread; a cheap refresh still runs every frame.
+
+/** Main-thread time a view's refreshes may use per 60 Hz frame, on average. */
+export const BUDGET_MS = 6;
+/** At most this many frames are skipped after a refresh (at least 15 refreshes a second). */
+export const MAX_REST_FRAMES = 3;
+
+export class FrameBudget {
+  private started = 0;
+  /** The cost of the last refresh, ms (render start → its layout effect, forced layout included). */
+  lastCostMs = 0;
+
+  /** Called when a refresh starts rendering. */
+  begin(): void {
+    this.started = performance.now();
+  }
+
+  /** Called when the refresh's DOM and layout are done. */
+  end(): void {
+    if (this.started > 0) this.lastCostMs = performance.now() - this.started;
+    this.started = 0;
+  }
+
+  /** Frames to leave to the browser after the last refresh. */
+  restFrames(): number {
+    return Math.min(MAX_REST_FRAMES, Math.max(0, Math.ceil(this.lastCostMs / BUDGET_MS) - 1));
+  }
+}
