@@ -563,9 +563,10 @@ async function main() {
     const load = os.loadavg().map((x) => x.toFixed(2)).join(' / ');
     const shared = `The machine is shared with other work while this runs (load average at the end ${load}): read the ratios, measured in one run, not the absolute figures.`;
     const md = `# Benchmark results\n\n${when} · ${os.hostname()} · ${machine}\n\n${method}\n\n${shared}\n\n${tableText}\n\nAims (issue 10, audit on everywhere):\n\n\`\`\`\n${aim10Text}\n\`\`\`\n\nAims (issue 3):\n\n\`\`\`\n${aimText}\n\`\`\`\n`;
-    // `npm run bench:ui` keeps its own section (bench/ui/); carry it over.
+    // `npm run bench:ui` keeps its own section (bench/ui/), and the notes written below it are
+    // people's: carry both over, from the section's marker to the end of the file.
     const prev = existsSync(path.join(root, 'bench/RESULTS.md')) ? readFileSync(path.join(root, 'bench/RESULTS.md'), 'utf8') : '';
-    const ui = /<!-- bench:ui -->[\s\S]*<!-- \/bench:ui -->\n?/.exec(prev)?.[0];
+    const ui = /<!-- bench:ui -->[\s\S]*$/.exec(prev)?.[0];
     writeFileSync(path.join(root, 'bench/RESULTS.md'), ui ? `${md}\n${ui}` : md);
     process.stderr.write('bench: wrote bench/RESULTS.md\n');
   }
