@@ -121,7 +121,10 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
   if (isEraFault(headers)) {
     return sendJson(res, headers.status, { jsonrpc: '2.0', error: { code: headers.code, message: headers.message }, id: request.id });
   }
-  const agentSession = `stateless-${opts.label || 'main'}`;
+  // One stateless agent per token and launch: the launch's id in it keeps two launches that share
+  // a data directory (a gateway restarted, several launches of one host) from claiming the same
+  // agent row in the audit store.
+  const agentSession = `stateless-${opts.label || 'main'}-${opts.session.slice(0, 8)}`;
   const transport = new OneShotTransport(res, request.id);
   const channel: ExchangeChannel = new ExchangeChannel({
     tap: opts.tap,

@@ -115,8 +115,14 @@ describe('MCP 2026-07-28 downstream and the input bridge (old-era stdio upstream
     expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
     expect(Number.isInteger(list.body.result!.ttlMs)).toBe(true);
     // The stateless agent is on record as an agent of the launch, named by its token, with the client it named.
-    const agent = await waitFor(() => (host.audit!.flush(), host.audit!.getSession(launch.gateway.session)?.agentSessions.find((a) => a.id === 'stateless-main')), 'the stateless agent in the audit store');
+    const stateless = (l: Launch) => host.audit!.getSession(l.gateway.session)?.agentSessions.find((a) => a.id.startsWith('stateless-main-'));
+    const agent = await waitFor(() => (host.audit!.flush(), stateless(launch)), 'the stateless agent in the audit store');
     expect(agent).toMatchObject({ transport: 'streamable-http', clientName: 'gatehouse-test', clientVersion: '1' });
+    // Another launch of the same host (one data directory) has a stateless agent of its own, on record
+    // too (both were once `stateless-main`: the second insert failed on the audit store's key).
+    await post(other, 'tools/list', {});
+    const second = await waitFor(() => (host.audit!.flush(), stateless(other)), "the other launch's stateless agent in the audit store");
+    expect(second.id).not.toBe(agent.id);
     // Both calls are exchanges of the same table; the new-era one says its era.
     const exchanges = launch.gateway.exchanges.snapshot().filter((e) => e.tool === 'conf.test_simple_text');
     expect(exchanges.map((e) => e.agentEra)).toEqual(expect.arrayContaining(['2025-11-25', V]));
