@@ -131,6 +131,7 @@ type HostEvents = {
 
 export class Host extends EventEmitter<HostEvents> {
   readonly tap: TrafficTap;
+  private readonly deferredAudit = new Set<() => void>();
   readonly stderrBus = new StderrBus();
   readonly broker: ApprovalBroker;
   readonly dataDir: string;
@@ -308,8 +309,17 @@ export class Host extends EventEmitter<HostEvents> {
     );
     // One row per call, from arrival (pending) to its end: calls that never reached a server too.
     gateway.exchanges.on('opened', (ex) => writer.exchange(exchangeRecord(ex)));
-    // On the next turn: the answer's wire size is known once the channel has written it.
-    gateway.exchanges.on('closed', (ex) => setImmediate(() => writer.exchange(exchangeRecord(ex))));
+    // On the next turn: the answer's wire size is known once the channel has written it. A row
+    // still waiting when the launch stops or the store closes is written then (flushDeferredAudit).
+    gateway.exchanges.on('closed', (ex) => {
+      const write = () => {
+        clearImmediate(timer);
+        this.deferredAudit.delete(write);
+        writer.exchange(exchangeRecord(ex));
+      };
+      const timer = setImmediate(write);
+      this.deferredAudit.add(write);
+    });
     gateway.on('agent-session', (a) => {
       if (a.ended) writer.agentSessionEnded(a.id, { endedAt: a.ended });
       else
@@ -344,6 +354,7 @@ export class Host extends EventEmitter<HostEvents> {
     launch.trust.close();
     this.broker.clearLaunch(launchId);
     this.auth.releaseLaunch(launchId);
+    this.flushDeferredAudit();
     this.audit?.writer.endSession(launchId, { reason });
     this.launches.delete(launchId);
     this.emit('stopped', launch);
@@ -355,9 +366,17 @@ export class Host extends EventEmitter<HostEvents> {
     this.closed = true;
     await Promise.all([...this.launches.keys()].map((id) => this.stop(id, reason)));
     this.terminals.closeAll();
-    for (const u of this.unsubscribe) u();
+    // Closing the buses hands every subscriber (the audit writer first of all) what it still had
+    // waiting; the host's own subscriptions are removed after that.
     this.tap.close();
     this.stderrBus.close();
+    for (const u of this.unsubscribe) u();
+    this.flushDeferredAudit();
     this.audit?.close();
+  }
+
+  /** Audit rows put off to the next turn (an exchange's closing row), written now. */
+  private flushDeferredAudit(): void {
+    for (const write of [...this.deferredAudit]) write();
   }
 }

@@ -135,6 +135,19 @@ describe('BoundedBus', () => {
     expect(b.snapshot({ limit: 1 })[0]!.n).toBe(3);
   });
 
+  it('delivers what a subscriber has waiting when it closes, then nothing more', () => {
+    const b = bus();
+    const got = collector();
+    b.subscribe(got.fn, { intervalMs: 60_000 });
+    b.publish({ n: 1 });
+    b.publish({ n: 2 });
+    expect(got.batches).toEqual([]); // still waiting for its interval
+    b.close();
+    expect(got.batches.flat().map((x) => x.n)).toEqual([1, 2]);
+    b.publish({ n: 3 });
+    expect(got.batches.flat().map((x) => x.n)).toEqual([1, 2]);
+  });
+
   it('stamps the seq on the record it was given, so the JSON text kept on it reaches the audit writer', () => {
     const b = new BoundedBus<{ seq: number; message: unknown }>();
     const message = { jsonrpc: '2.0', id: 1, result: {} };

@@ -213,9 +213,18 @@ export class BoundedBus<T extends { seq: number }> {
   }
 
   /** Stop every subscriber (pending items are not delivered). The ring stays readable. */
+  /**
+   * Stops delivering. What a subscriber has waiting is delivered first, in this call: the audit
+   * writer of a host that shuts down gets the last messages (up to a batch interval's worth)
+   * instead of losing them.
+   */
   close(): void {
     this.closed = true;
-    for (const sub of [...this.subs]) this.unsubscribe(sub);
+    for (const sub of [...this.subs]) {
+      if (sub.timer) clearTimeout(sub.timer);
+      this.flush(sub);
+      this.unsubscribe(sub);
+    }
   }
 
   private unsubscribe(sub: Subscription<T>): void {
