@@ -251,13 +251,9 @@ function httpClientTransport(url, token) {
 // ---- targets --------------------------------------------------------------------------------
 
 /** `--cpu-prof DIR`: the gateway children write V8 CPU profiles there (on orderly exit). */
-// The Node flags `gatehouse` runs with (bin/gatehouse's `#!/usr/bin/env -S node …` line): the
-// gateway is measured as clients start it.
-const binFlags = readFileSync(path.join(root, 'bin/gatehouse'), 'utf8').split('\n', 1)[0].split(/\s+/).slice(3);
-
 function cpuProfArgs() {
   const extra = opts['gateway-node-options']?.split(/\s+/).filter(Boolean) ?? [];
-  return [...binFlags, ...extra, ...(opts['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts['cpu-prof'])}`] : [])];
+  return [...extra, ...(opts['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts['cpu-prof'])}`] : [])];
 }
 
 /** Each start() resolves to { client, pid (the process in the middle), stop() }. */
