@@ -131,7 +131,9 @@ type HostEvents = {
 
 export class Host extends EventEmitter<HostEvents> {
   readonly tap: TrafficTap;
-  private readonly deferredAudit = new Set<() => void>();
+  /** Per launch: audit rows put off to the next turn. */
+  private readonly deferredAudit = new Map<string, Set<() => void>>();
+  private readonly stopping = new Map<string, Promise<void>>();
   readonly stderrBus = new StderrBus();
   readonly broker: ApprovalBroker;
   readonly dataDir: string;
@@ -311,14 +313,16 @@ export class Host extends EventEmitter<HostEvents> {
     gateway.exchanges.on('opened', (ex) => writer.exchange(exchangeRecord(ex)));
     // On the next turn: the answer's wire size is known once the channel has written it. A row
     // still waiting when the launch stops or the store closes is written then (flushDeferredAudit).
+    const deferred = new Set<() => void>();
+    this.deferredAudit.set(id, deferred);
     gateway.exchanges.on('closed', (ex) => {
       const write = () => {
         clearImmediate(timer);
-        this.deferredAudit.delete(write);
+        deferred.delete(write);
         writer.exchange(exchangeRecord(ex));
       };
       const timer = setImmediate(write);
-      this.deferredAudit.add(write);
+      deferred.add(write);
     });
     gateway.on('agent-session', (a) => {
       if (a.ended) writer.agentSessionEnded(a.id, { endedAt: a.ended });
@@ -343,9 +347,19 @@ export class Host extends EventEmitter<HostEvents> {
     return removed;
   }
 
-  async stop(launchId: string, reason = 'stopped'): Promise<void> {
+  /** Stops a launch; a second call while it stops gets the same promise (shutdown waits for it). */
+  stop(launchId: string, reason = 'stopped'): Promise<void> {
+    const stopping = this.stopping.get(launchId);
+    if (stopping) return stopping;
     const launch = this.launches.get(launchId);
-    if (!launch || launch.stopped) return;
+    if (!launch || launch.stopped) return Promise.resolve();
+    const done = this.stopLaunch(launch, reason).finally(() => this.stopping.delete(launchId));
+    this.stopping.set(launchId, done);
+    return done;
+  }
+
+  private async stopLaunch(launch: Launch, reason: string): Promise<void> {
+    const launchId = launch.id;
     launch.stopped = true;
     this.terminals.closeLaunch(launchId);
     await launch.endpoint?.close();
@@ -354,7 +368,7 @@ export class Host extends EventEmitter<HostEvents> {
     launch.trust.close();
     this.broker.clearLaunch(launchId);
     this.auth.releaseLaunch(launchId);
-    this.flushDeferredAudit();
+    this.flushDeferredAudit(launchId);
     this.audit?.writer.endSession(launchId, { reason });
     this.launches.delete(launchId);
     this.emit('stopped', launch);
@@ -375,8 +389,9 @@ export class Host extends EventEmitter<HostEvents> {
     this.audit?.close();
   }
 
-  /** Audit rows put off to the next turn (an exchange's closing row), written now. */
-  private flushDeferredAudit(): void {
-    for (const write of [...this.deferredAudit]) write();
+  /** Audit rows put off to the next turn (an exchange's closing row), written now: one launch's, or all. */
+  private flushDeferredAudit(launchId?: string): void {
+    const sets = launchId === undefined ? [...this.deferredAudit.values()] : [this.deferredAudit.get(launchId) ?? new Set<() => void>()];
+    for (const set of sets) for (const write of [...set]) write();
   }
 }

@@ -212,11 +212,10 @@ export class BoundedBus<T extends { seq: number }> {
     return { held: this.held, total: this.seq, dropped: this.droppedTotal, evicted: this.seq - this.held, ...(this.sizeOf ? { heldBytes: this.heldBytes } : {}) };
   }
 
-  /** Stop every subscriber (pending items are not delivered). The ring stays readable. */
   /**
    * Stops delivering. What a subscriber has waiting is delivered first, in this call: the audit
    * writer of a host that shuts down gets the last messages (up to a batch interval's worth)
-   * instead of losing them.
+   * instead of losing them. The ring stays readable.
    */
   close(): void {
     this.closed = true;

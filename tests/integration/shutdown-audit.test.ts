@@ -27,21 +27,27 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** What the host reports on stderr during the test (still printed). */
+function captureStderr(): string[] {
+  const reports: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
+    reports.push(String(chunk));
+    return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stderr.write;
+  cleanups.push(() => {
+    process.stderr.write = write;
+  });
+  return reports;
+}
+
 describe('host shutdown and the audit store', () => {
   it('closes a call that waits for approval, and keeps the traffic the writer had not been handed yet', async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
     const dataDir = path.join(tmp.dir, 'data');
     const host = new Host({ dataDir });
-    const reports: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
-      reports.push(String(chunk));
-      return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stderr.write;
-    cleanups.push(() => {
-      process.stderr.write = write;
-    });
+    const reports = captureStderr();
     const launch = await host.launch(writeProfile(tmp.dir, PROFILE), { httpPort: 0, token: 'shutdown-token-1234567890' });
     const client = new Client({ name: 'shutdown-agent', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(launch.endpoint!.url), { requestInit: { headers: { Authorization: 'Bearer shutdown-token-1234567890' } } }));
@@ -70,6 +76,30 @@ describe('host shutdown and the audit store', () => {
       // tap saw reached the store (the agent's tools/list request, both legs).
       expect(store.queryMessages({ session: launch.id, method: 'tools/list' }).length).toBeGreaterThanOrEqual(2);
       expect(store.queryMessages({ session: launch.id, method: 'notifications/last-words' })).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+    expect(reports.filter((r) => r.includes('written after the store was closed'))).toEqual([]);
+  }, 60_000);
+
+  it('waits for a stop already under way (a launch stopped from the window, then the app quits)', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const dataDir = path.join(tmp.dir, 'data');
+    const host = new Host({ dataDir });
+    const reports = captureStderr();
+    const launch = await host.launch(writeProfile(tmp.dir, PROFILE), { httpPort: 0, token: 'shutdown-token-1234567890' });
+    const stopping = host.stop(launch.id, 'stopped from the window');
+    // The second stop and the shutdown both wait for the first.
+    expect(host.stop(launch.id)).toBe(stopping);
+    await host.shutdown();
+    await stopping;
+    const store = openAuditStore({ dataDir });
+    try {
+      const session = store.listSessions().find((s) => s.id === launch.id);
+      expect(session?.endedAt).toBeGreaterThan(0);
+      expect(session?.endReason).toBe('stopped from the window');
+      expect(store.serverRuns(launch.id).map((r) => r.states.at(-1)?.state)).toEqual(['stopped']);
     } finally {
       store.close();
     }

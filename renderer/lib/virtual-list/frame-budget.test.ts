@@ -29,5 +29,11 @@ describe('FrameBudget', () => {
     const measured = b.lastCostMs;
     b.end(); // a list that re-rendered on its own (a scroll): no refresh was started
     expect(b.lastCostMs).toBe(measured);
+    // A view render that never reached the list's layout effect (a selection, paused): discarded,
+    // so a later end() does not count the time since it.
+    b.begin();
+    b.discard();
+    b.end();
+    expect(b.lastCostMs).toBe(measured);
   });
 });

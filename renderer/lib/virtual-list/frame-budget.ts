@@ -27,6 +27,15 @@ export class FrameBudget {
     this.started = 0;
   }
 
+  /**
+   * Called after every render of the view (its own layout effect, which runs after the list's):
+   * a render that did not reach the list's layout effect (a selection, a pane resize, paused)
+   * must not leave its start behind for a later, unrelated end() to measure from.
+   */
+  discard(): void {
+    this.started = 0;
+  }
+
   /** Frames to leave to the browser after the last refresh. */
   restFrames(): number {
     return Math.min(MAX_REST_FRAMES, Math.max(0, Math.ceil(this.lastCostMs / BUDGET_MS) - 1));

@@ -125,6 +125,11 @@ export function VirtualList(props: VirtualListProps) {
     virtualizer.scrollOffset = Math.max(0, virtualizer.getTotalSize() - virtualizer.scrollRect.height);
   }
   const items = virtualizer.getVirtualItems();
+  // Starting or stopping to follow changes the overscan (1 or 8 rows each side), so the ring is
+  // resized and every row remounts once then (one frame of new elements). A ring sized for the
+  // larger overscan would spare that but reuse only part of the keys on every refresh while
+  // following, where the flood is (a full refresh then creates as many rows as the ring exceeds
+  // what is rendered).
   if (fixed && (items.length > slots.current || items.length + 3 < slots.current)) slots.current = items.length + 1;
   const rowKey = (index: number, key: string | number | bigint) => (fixed ? (index + headRemovals) % slots.current : key);
 

@@ -1,7 +1,7 @@
 // Traffic (issue 5): one merged, live timeline of every JSON-RPC message across agent sessions
 // and servers: dense, paired, causal, persistent. Rows live in the TrafficStore; this view reads
 // it once per animation frame (useFrameVersion) and renders only the visible rows.
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import type { EventPayload } from '../../../common/host-api';
 import { useHostApi } from '../../api/context';
 import { toJsonl, type TrafficFilter, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
@@ -42,6 +42,9 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
   // (frame-budget.ts): measured from here to the list's layout effect.
   const budget = useMemo(() => new FrameBudget(), []);
   budget.begin();
+  // After the list's layout effect (children's run first): a render that never reached it is
+  // not a refresh to measure.
+  useLayoutEffect(() => budget.discard());
   const version = useFrameVersion(store, false, budget);
   const [filter, setFilterState] = useState<TrafficFilter>(() => store.getFilter());
   const [selected, setSelected] = useState<number | undefined>();
