@@ -101,6 +101,24 @@ test('Following stays at the true bottom under load; Pause with a full buffer fr
       await page.waitForTimeout(150);
     }
 
+    // The scrollbar spans the rows held, not also the rows evicted while following (a drag to
+    // its middle lands on the middle row, not on rows long gone).
+    await expect.poll(async () => (await limits(page)).total, { timeout: 180_000, intervals: [500] }).toBeGreaterThan(20_000);
+    const span = await grid(page).evaluate((g: any) => ({ byHeight: (g.scrollHeight - 22) / 22, rows: Number(g.getAttribute('aria-rowcount')) - 1 }));
+    expect(span.byHeight, `a scroll height of ${span.byHeight} rows for ${span.rows} rows held`).toBeLessThan(span.rows * 1.05 + 2);
+    // Scrolled to the middle, the rows in view are evicted in a second or two and the view is
+    // put on the oldest row left: the list moved under a still view, which is not the user
+    // scrolling up, and loads no older history (it used to: the buffer then held more than its size).
+    await grid(page).evaluate((g: any) => {
+      g.scrollTop = (g.scrollHeight - g.clientHeight) / 2;
+    });
+    await expect(page.locator('.traffic-follow')).toHaveText('Scrolled');
+    await page.waitForTimeout(4000);
+    expect((await limits(page)).held).toBe(10_000);
+    await expect(page.getByRole('button', { name: /older/ })).toHaveText('Load older');
+    await page.getByRole('button', { name: /new ↓$/ }).click();
+    await expect(page.locator('.traffic-follow')).toHaveText('Following');
+
     await page.getByRole('button', { name: '❚❚ Pause' }).click();
     // The time of day just after the click, formatted as the TIME column is (local HH:MM:SS.mmm).
     const clickedAt = await page.evaluate(() => {

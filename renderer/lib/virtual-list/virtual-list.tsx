@@ -44,7 +44,7 @@ export interface VirtualListProps {
   /** Keep the last row in view as rows are appended. */
   follow: boolean;
   onAtBottomChange?: (atBottom: boolean) => void;
-  /** Called when the user scrolls to the very top (e.g. to load older history). */
+  /** Called when the user scrolls up to the very top (e.g. to load older history); not when the list moves under the view. */
   onReachTop?: () => void;
   /** Rows removed from the top so far (a counter): the view is shifted so what is on screen stays put. */
   headRemovals: number;
@@ -59,6 +59,9 @@ export interface VirtualListProps {
   /** Told when a refresh's DOM and layout are done (the view starts it): see frame-budget.ts. */
   budget?: FrameBudget;
 }
+
+/** A scroll this soon after the user's wheel, key, pointer or touch is theirs. */
+const USER_SCROLL_MS = 1000;
 
 /** Padding left by evicted fixed rows before the list rebases (far below Chromium's ~16.7M px). */
 const REBASE_PX = 4_000_000;
@@ -80,7 +83,10 @@ export function VirtualList(props: VirtualListProps) {
   const fixed = !variable;
   const base = useRef(headRemovals);
   const rebased = useRef(0);
-  if (!fixed || headRemovals < base.current) base.current = headRemovals;
+  // Following, the view is put at the bottom on every render anyway, so no padding is kept: the
+  // scrollbar spans the rows held, and a drag to its middle lands on the middle row (with the
+  // padding of a long follow, half the scrollbar was rows long gone).
+  if (!fixed || follow || headRemovals < base.current) base.current = headRemovals;
   else if ((headRemovals - base.current) * rowHeight > REBASE_PX) {
     rebased.current += (headRemovals - base.current) * rowHeight;
     base.current = headRemovals;
@@ -169,7 +175,19 @@ export function VirtualList(props: VirtualListProps) {
       atBottomRef.current = atBottom;
       props.onAtBottomChange?.(atBottom);
     }
-    if (el.scrollTop <= goneRef.current) props.onReachTop?.();
+    // The top is reached by the user scrolling up to it (wheel, keys, the scrollbar, touch), not
+    // by the list moving under a still view: a filter that leaves a few rows clamps the offset to
+    // the top, and eviction can push the view onto the oldest row left. Those used to load a page
+    // of older history each time (bench:ui: the buffer grew past its size, 500 ms frames).
+    const top = el.scrollTop;
+    const movedUp = top < lastTop.current;
+    lastTop.current = top;
+    if (movedUp && top <= goneRef.current && performance.now() - userInput.current < USER_SCROLL_MS) props.onReachTop?.();
+  };
+  const lastTop = useRef(0);
+  const userInput = useRef(-Infinity);
+  const markUserInput = () => {
+    userInput.current = performance.now();
   };
 
   // Re-measure when the wrap width changes (variable rows only).
@@ -261,7 +279,13 @@ export function VirtualList(props: VirtualListProps) {
       tabIndex={0}
       className={['vl', props.noWrap ? 'vl-nowrap' : '', props.className ?? ''].filter(Boolean).join(' ')}
       onScroll={onScroll}
-      onKeyDown={onKeyDown}
+      onWheel={markUserInput}
+      onPointerDown={markUserInput}
+      onTouchMove={markUserInput}
+      onKeyDown={(e) => {
+        markUserInput();
+        onKeyDown(e);
+      }}
     >
       <div className="vl-spacer" style={{ height: Math.max(virtualizer.getTotalSize(), headerH) }} role="presentation">
         {header ? (
