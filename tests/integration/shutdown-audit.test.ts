@@ -41,16 +41,24 @@ function captureStderr(): string[] {
   return reports;
 }
 
+const TOKEN = 'shutdown-token-1234567890';
+
+/** A host on a fresh data directory with the profile launched over HTTP, its stderr captured. */
+async function launched() {
+  const tmp = tempDir();
+  cleanups.push(tmp.cleanup);
+  const dataDir = path.join(tmp.dir, 'data');
+  const host = new Host({ dataDir });
+  const reports = captureStderr();
+  const launch = await host.launch(writeProfile(tmp.dir, PROFILE), { httpPort: 0, token: TOKEN });
+  return { dataDir, host, reports, launch };
+}
+
 describe('host shutdown and the audit store', () => {
   it('closes a call that waits for approval, and keeps the traffic the writer had not been handed yet', async () => {
-    const tmp = tempDir();
-    cleanups.push(tmp.cleanup);
-    const dataDir = path.join(tmp.dir, 'data');
-    const host = new Host({ dataDir });
-    const reports = captureStderr();
-    const launch = await host.launch(writeProfile(tmp.dir, PROFILE), { httpPort: 0, token: 'shutdown-token-1234567890' });
+    const { dataDir, host, reports, launch } = await launched();
     const client = new Client({ name: 'shutdown-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(launch.endpoint!.url), { requestInit: { headers: { Authorization: 'Bearer shutdown-token-1234567890' } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(launch.endpoint!.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
     // A person is there (the window) who has not answered yet when the host shuts down.
     host.broker.attachApprover({ name: 'ui' });
     const { tools } = await client.listTools();
@@ -83,12 +91,7 @@ describe('host shutdown and the audit store', () => {
   }, 60_000);
 
   it('waits for a stop already under way (a launch stopped from the window, then the app quits)', async () => {
-    const tmp = tempDir();
-    cleanups.push(tmp.cleanup);
-    const dataDir = path.join(tmp.dir, 'data');
-    const host = new Host({ dataDir });
-    const reports = captureStderr();
-    const launch = await host.launch(writeProfile(tmp.dir, PROFILE), { httpPort: 0, token: 'shutdown-token-1234567890' });
+    const { dataDir, host, reports, launch } = await launched();
     const stopping = host.stop(launch.id, 'stopped from the window');
     // The second stop and the shutdown both wait for the first.
     expect(host.stop(launch.id)).toBe(stopping);
