@@ -432,6 +432,16 @@ describe('TrafficStore and the host\'s exchanges', () => {
     expect(rows(s)[2]).toMatchObject({ decidedBy: 'person', outcome: 'denied', status: 'error' });
     // Load older pages back from the tap's seq, never from a row of its own.
     expect(s.oldestSeq()).toBe(ping!.seq);
+    // The footer's "last N of M" counts the tap's events: the two rows of its own are not among them.
+    expect(s.stats()).toMatchObject({ held: 1, total: 1 });
+  });
+
+  it('counts its own rows out of what it holds as they are evicted too', () => {
+    const s = new TrafficStore({ capacity: 3 });
+    s.append([req('agent_to_gateway', 1, 'ping', {}, down)]);
+    s.applyExchanges([info({ id: 'ui#console-1', agentSession: 'ui', tool: 'files.write_file', decision: 'DENY', decidedBy: 'rule', outcome: 'denied' })]);
+    s.append([2, 3, 4].map((id) => req('agent_to_gateway', id, 'ping', {}, down)));
+    expect(s.stats()).toMatchObject({ held: 3, total: 4 });
   });
 
   it('the Denials chip finds denials by policy, by a person and by the timeout, not allowed calls', () => {

@@ -42,6 +42,8 @@ export class TrafficStore {
   private carried: Map<number, ShedFields> | undefined;
   private maxSeq = 0;
   private synthetic = 0;
+  /** Synthetic rows in the ring: they stand for exchanges, not tap events, so `held` leaves them out. */
+  private syntheticHeld = 0;
   private readonly methodsSeen = new Set<string>();
   private readonly serversSeen = new Set<string>();
 
@@ -175,7 +177,7 @@ export class TrafficStore {
 
   stats(): TrafficStats {
     return {
-      held: this.count,
+      held: this.count - this.syntheticHeld,
       total: this.base.total + this.appended + this.droppedLive,
       dropped: this.base.dropped + this.droppedLive,
       evicted: this.evictedCount + (this.base.evicted ?? 0),
@@ -391,7 +393,10 @@ export class TrafficStore {
     };
     row.root = row;
     if (kept) Object.assign(row, kept);
-    if (synthetic) row.synthetic = true;
+    if (synthetic) {
+      row.synthetic = true;
+      this.syntheticHeld++;
+    }
     if (ev.server) {
       row.server = ev.server;
       this.serversSeen.add(ev.server);
@@ -482,6 +487,7 @@ export class TrafficStore {
 
   private evict(row: TrafficRow): void {
     row.evicted = true;
+    if (row.synthetic) this.syntheticHeld--;
     this.bySeq.delete(row.seq);
     this.links.forget(row);
     const root = row.root;
@@ -585,6 +591,7 @@ export class TrafficStore {
     this.ring = new Array<TrafficRow | undefined>(ringSize);
     this.head = 0;
     this.count = 0;
+    this.syntheticHeld = 0;
     this.bySeq.clear();
     this.links.clear();
     this.pinnedKept.clear();
