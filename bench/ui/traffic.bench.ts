@@ -16,6 +16,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { startServe } from '../../tests/e2e/support/serve';
 import { startLoad, type Load } from '../../tests/e2e/support/load';
 import { callFromPage } from '../../tests/e2e/support/page-api';
+import { trafficLimits as footer } from '../../tests/e2e/support/app';
 import { clickLatency, heapAfterGc, measureFrames, type FrameStats } from './page-probes';
 import { profiled } from './profile';
 
@@ -43,13 +44,6 @@ interface BuildResult {
   fillSeconds: number;
   idleClicks: number[];
   bottomGapPx: number;
-}
-
-async function footer(page: Page): Promise<{ held: number; total: number }> {
-  const text = (await page.locator('.traffic-limits').textContent()) ?? '';
-  const m = /last ([\d,]+) of ([\d,]+)/.exec(text);
-  if (!m) throw new Error(`unexpected footer: ${text}`);
-  return { held: Number(m[1]!.replace(/,/g, '')), total: Number(m[2]!.replace(/,/g, '')) };
 }
 
 async function nav(page: Page, view: string): Promise<void> {

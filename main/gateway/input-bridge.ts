@@ -47,8 +47,6 @@ export interface HoldContext {
   caller: string;
   target: string;
   capabilities: ClientCapabilities;
-  /** Where the call's progress goes now (the request currently waiting, which changes per round). */
-  progress?: (params: Record<string, unknown>) => Promise<void>;
 }
 
 interface Hold extends HoldContext {
@@ -150,7 +148,6 @@ export class InputBridge {
     hold.used = state.round;
     hold.busy = true;
     hold.capabilities = ctx.capabilities;
-    hold.progress = ctx.progress;
     // Keys the agent did not answer stay open and are asked again; keys it did not get are ignored.
     for (const [key, q] of [...hold.questions]) {
       if (!responses || !(key in responses)) continue;

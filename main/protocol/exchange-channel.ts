@@ -206,11 +206,15 @@ export class ExchangeChannel implements Transport {
         signal.addEventListener('abort', onAbort, { once: true });
       }
       const message = { jsonrpc: '2.0' as const, id, method, ...(params !== undefined ? { params } : {}) };
-      const send = {
-        ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
-        ...(options.headers ? { headers: options.headers } : {}),
-      };
-      this.write(message, Object.keys(send).length > 0 ? (send as TransportSendOptions) : undefined).catch((err: unknown) => {
+      // Options for the transport only when there are any (most forwarded requests have none).
+      const send: TransportSendOptions | undefined =
+        options.relatedRequestId === undefined && !options.headers
+          ? undefined
+          : ({
+              ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
+              ...(options.headers ? { headers: options.headers } : {}),
+            } as TransportSendOptions);
+      this.write(message, send).catch((err: unknown) => {
         const p = this.pending.get(id);
         if (!p) return;
         this.pending.delete(id);

@@ -23,7 +23,7 @@ import { HttpLiveness, openHttpTransport } from './http-upstream';
 import { StdoutFaults } from './stdout-faults';
 import { backoffDelay, StartupTimeoutError, waitGroupGone, withTimeout } from './run-timing';
 import type { ExitInfo, ServerEraInfo, ServerState, ServerStatus, UpstreamClient } from './types';
-import type { NewEraPort } from './new-era-client';
+import { GATEWAY_CLIENT_INFO, type NewEraPort } from './new-era-client';
 import { openNewEraRun } from './new-era-run';
 import { initializeVersion } from './upstream-era';
 import type { UpstreamEras } from './upstream-era';
@@ -238,7 +238,7 @@ export class ManagedServer extends EventEmitter<Events> {
         const transport = channel.attach(this.spec.kind === 'http' ? await this.openHttp(run) : this.spawnChild(run, channel));
         if (run !== this.run) return;
         this.currentChannel = channel;
-        const v1 = this.opts.clientFactory?.(this.id) ?? new Client({ name: 'gatehouse', version: '0.1.0' }, { capabilities: {} });
+        const v1 = this.opts.clientFactory?.(this.id) ?? new Client(GATEWAY_CLIENT_INFO, { capabilities: {} });
         this.currentV1 = v1;
         this.currentClient = client = v1;
         v1.setNotificationHandler(ToolListChangedNotificationSchema, () => {

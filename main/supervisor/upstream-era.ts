@@ -16,18 +16,6 @@ import path from 'node:path';
 
 export type Era = 'new' | 'old';
 
-/** The new era's first revision (stateless, `server/discover`, `input_required`). */
-export const NEW_ERA_FIRST = '2026-07-28';
-
-/** True for a protocol version of the new era (ISO dates compare as strings). */
-export function isNewEraVersion(version: string | undefined): boolean {
-  return typeof version === 'string' && version >= NEW_ERA_FIRST;
-}
-
-export function eraOf(version: string): Era {
-  return isNewEraVersion(version) ? 'new' : 'old';
-}
-
 /** The protocol version of an `initialize` answer seen on the wire (a stdio server's era, learnt without a probe). */
 export function initializeVersion(msg: unknown): string | undefined {
   const result = (msg as { result?: { protocolVersion?: unknown; capabilities?: unknown } }).result;

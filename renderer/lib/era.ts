@@ -1,6 +1,6 @@
 // The protocol eras as the window shows them: the new era is MCP 2026-07-28 and later
 // (stateless, `server/discover`, input_required); the old one 2025-11-25 and before (sessions).
-// The same rule as main/supervisor/upstream-era.ts (renderer/ cannot import main/).
+// renderer/ cannot import main/: the gateway's own rule is in main/gateway/era.ts.
 
 export const NEW_ERA_FIRST = '2026-07-28';
 

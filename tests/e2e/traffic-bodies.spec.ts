@@ -3,20 +3,12 @@
 // for the detail pane, and searched there by the text filter. Real gateway load (SDK clients over
 // Streamable HTTP) pushes the call out of the ring first.
 import { randomBytes } from 'node:crypto';
-import type { Page } from '@playwright/test';
 import { callFromPage } from './support/page-api';
 import { startLoad } from './support/load';
-import { ensureLaunched, expect, gotoView, openApp, serveForFile, shot } from './support/app';
+import { ensureLaunched, expect, gotoView, openApp, serveForFile, shot, trafficLimits as limits } from './support/app';
 
 const TOKEN = randomBytes(24).toString('hex');
 const { test, serve } = serveForFile({ env: { GATEHOUSE_TOKEN: TOKEN } });
-
-async function limits(page: Page): Promise<{ held: number; total: number }> {
-  const text = (await page.locator('.traffic-limits').textContent()) ?? '';
-  const m = /last ([\d,]+) of ([\d,]+)/.exec(text);
-  if (!m) throw new Error(`unexpected footer text: ${text}`);
-  return { held: Number(m[1]!.replace(/,/g, '')), total: Number(m[2]!.replace(/,/g, '')) };
-}
 
 test('a body the ring let go comes from the audit store: found by search, shown in the detail pane', async ({ page }, testInfo) => {
   test.setTimeout(240_000);

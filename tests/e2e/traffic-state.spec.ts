@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { callFromPage } from './support/page-api';
 import { startLoad, type Load } from './support/load';
-import { expect, gotoView, launchFromProfiles, openApp, serveForFile, shot } from './support/app';
+import { expect, gotoView, launchFromProfiles, openApp, serveForFile, shot, trafficLimits as limits } from './support/app';
 
 // The gateway's bearer token for the load clients (an agent would get it from Connect).
 const TOKEN = randomBytes(24).toString('hex');
@@ -30,13 +30,6 @@ async function rowsOnScreen(page: Page): Promise<string[]> {
       .sort((a: any, b: any) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
       .map((r: any) => ['.traffic-c-time', '.traffic-c-dir', '.traffic-c-agent', '.traffic-c-id', '.traffic-method'].map((c) => r.querySelector(c)?.textContent ?? '').join(' ')),
   );
-}
-
-async function limits(page: Page): Promise<{ held: number; total: number }> {
-  const text = (await page.locator('.traffic-limits').textContent()) ?? '';
-  const m = /last ([\d,]+) of ([\d,]+)/.exec(text);
-  if (!m) throw new Error(`unexpected footer text: ${text}`);
-  return { held: Number(m[1]!.replace(/,/g, '')), total: Number(m[2]!.replace(/,/g, '')) };
 }
 
 async function gatewayLoad(page: Page): Promise<Load> {

@@ -4,12 +4,10 @@
 // closes reaches the store.
 import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Host } from '../../main/host';
 import { openAuditStore } from '../../main/audit/store';
 import { tempDir, writeProfile } from '../support/temp';
-import { waitFor } from '../support/gateway';
+import { connectHttp, waitFor } from '../support/gateway';
 
 const PROFILE = `
 name: shutdown-audit
@@ -57,8 +55,7 @@ async function launched() {
 describe('host shutdown and the audit store', () => {
   it('closes a call that waits for approval, and keeps the traffic the writer had not been handed yet', async () => {
     const { dataDir, host, reports, launch } = await launched();
-    const client = new Client({ name: 'shutdown-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(launch.endpoint!.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+    const client = await connectHttp(launch, {}, 'shutdown-agent');
     // A person is there (the window) who has not answered yet when the host shuts down.
     host.broker.attachApprover({ name: 'ui' });
     const { tools } = await client.listTools();

@@ -3,11 +3,9 @@
 // What the row still needs from its message — the summary's pieces, what linking reads on a
 // rebuild (ids, progress token, error) — is taken here, as small fresh strings, before the
 // message is let go; the message is replaced by a stub that holds only that.
-import { compact, invalidateSummary, methodSummary, resultText } from './summary';
+import { compact, invalidateSummary, isObj, methodSummary, resultText, type Obj } from './summary';
 import type { TrafficEvent, TrafficRow } from './types';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const MAX = 240;
 const OK_STUB = Object.freeze({ result: Object.freeze({}) });
@@ -18,7 +16,7 @@ const EMPTY_PARAMS = Object.freeze({ params: Object.freeze({}) });
  * A copy that shares no memory with the message: V8 keeps a slice (or a concatenation) of a
  * long string pointing into it, which would keep the whole body alive through its summary.
  */
-export function detach(s: string): string {
+function detach(s: string): string {
   return s.length > 12 ? (JSON.parse(JSON.stringify(s)) as string) : s;
 }
 

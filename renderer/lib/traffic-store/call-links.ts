@@ -2,7 +2,7 @@
 // request's id, progress token and exchange to its row, and what each arriving request,
 // notification and response does to the call it belongs to. The store owns the rows and the
 // visible list; this owns who belongs to whom.
-import { invalidateSummary } from './summary';
+import { invalidateSummary, isObj, type Obj } from './summary';
 import type { Direction, Progress, RowStatus, TrafficEvent, TrafficRow } from './types';
 
 /** Server → client requests that happen on behalf of a call in flight (MCP: sampling, elicitation, roots). */
@@ -15,8 +15,6 @@ const OPPOSITE: Record<Direction, Direction> = {
   server_to_gateway: 'gateway_to_server',
 };
 
-type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `(session, agentSession)` for the downstream hops, `(session, server)` for the upstream ones. */
 export function connectionOf(ev: Pick<TrafficEvent, 'session' | 'agentSession' | 'server' | 'direction'>): string {

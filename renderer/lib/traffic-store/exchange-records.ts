@@ -2,7 +2,6 @@
 // outcome from `exchange:batch`, applied to the call's row, and the row a call stands on when it
 // crossed no agent-side hop (Tool console, legacy envelope).
 import { newEraSides } from '../era';
-import { invalidateSummary } from './summary';
 import type { ExchangeInfo, RowStatus, TrafficEvent, TrafficRow } from './types';
 
 /** What applying a record needs from the store. */
@@ -50,11 +49,7 @@ export function applyExchangeInfo(host: RecordHost, row: TrafficRow, info: Excha
     if (info.outcome !== 'ok' && info.outcome !== 'pending' && info.error && !row.error) row.error = info.error;
     if (info.latencyMs !== undefined && row.latencyMs === undefined && info.outcome !== 'pending') row.latencyMs = info.latencyMs;
   }
-  if (row.synthetic || status !== row.status) host.setStatus(row, status);
-  else {
-    invalidateSummary(row);
-    host.setStatus(row, status);
-  }
+  host.setStatus(row, status);
 }
 
 /**

@@ -5,8 +5,9 @@ import type { TrafficRow } from './types';
 
 const MAX = 240;
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export type Obj = Record<string, unknown>;
+/** A JSON object (not an array, not null): what the store reads messages through. */
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
 export function rowSummary(row: TrafficRow): string {

@@ -104,7 +104,7 @@ export class VisibleRows {
   }
 }
 
-export function compareRows(a: TrafficRow, b: TrafficRow): number {
+function compareRows(a: TrafficRow, b: TrafficRow): number {
   return a.root.seq - b.root.seq || a.seq - b.seq;
 }
 

@@ -109,7 +109,9 @@ export function VirtualList(props: VirtualListProps) {
   const slots = useRef(0);
   const keyOf = variable?.key;
   const estimateOf = variable?.estimate;
-  const getItemKey = useCallback((i: number) => (keyOf ? keyOf(i) : i + headRemovals), [keyOf, headRemovals]);
+  // Fixed rows' element keys are slots (rowKey below) and their sizes are never measured, so the
+  // virtualizer's key is the index: a key that changed with every eviction made it walk every row.
+  const getItemKey = useCallback((i: number) => (keyOf ? keyOf(i) : i), [keyOf]);
   const estimateSize = useCallback((i: number) => (estimateOf ? estimateOf(i) : rowHeight), [estimateOf, rowHeight]);
   const virtualizer = useVirtualizer({
     count,

@@ -72,3 +72,11 @@ export async function shot(page: Page, testInfo: TestInfo, name: string): Promis
 }
 
 export { expect };
+
+/** The Traffic footer's "last N of M": events held in the window, and events the host has seen. */
+export async function trafficLimits(page: Page): Promise<{ held: number; total: number }> {
+  const text = (await page.locator('.traffic-limits').textContent()) ?? '';
+  const m = /last ([\d,]+) of ([\d,]+)/.exec(text);
+  if (!m) throw new Error(`unexpected footer text: ${text}`);
+  return { held: Number(m[1]!.replace(/,/g, '')), total: Number(m[2]!.replace(/,/g, '')) };
+}
