@@ -61,10 +61,19 @@ export const SecretStoreInfoSchema = z.object({
 export const SecretNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/, 'a secret name is letters, digits, _ . -, not starting with a digit');
 
 /** The OS sandbox a process runs in (docs/sandbox.md); `off` is shown as a warning. */
+/** main/sandbox/types.ts says what each kind enforces. */
+export const SandboxKindSchema = z.enum(['bubblewrap', 'landlock', 'seatbelt', 'container', 'off']);
 export const SandboxSummarySchema = z.object({
   mode: z.enum(['strict', 'off']),
   network: z.enum(['none', 'loopback', 'allow', 'host']),
+  /** One line for people: "strict · network none · writes workspace + 1 path". */
   summary: z.string(),
+  /** The kind that ran it (known once a run was prepared). */
+  kind: SandboxKindSchema.optional(),
+  /** What the kind could not enforce, one line each ("no PID namespace: …"). */
+  unenforced: z.array(z.string()).optional(),
+  /** How the limits apply: "cgroup v1 · 256 processes · 2 GiB", "rlimit · …", "none: …". */
+  limits: z.string().optional(),
 });
 
 /** One exit of a server's process, with the stderr lines just before it (main/supervisor/exit-history.ts). */

@@ -14,7 +14,7 @@ import { bwrapArgs, SANDBOX_SOCKET_DIR } from './bwrap-args';
 import { openHostBridges, type HostBridges } from './host-bridges';
 import { mountPlan, SandboxConfigError } from './mount-plan';
 import { seatbeltProfile } from './seatbelt-profile';
-import type { SandboxSpec } from './types';
+import type { LimitsMechanism, SandboxKind, SandboxSpec } from './types';
 import { noNetworkSeccomp } from './seccomp';
 
 export class SandboxUnavailableError extends Error {
@@ -55,6 +55,18 @@ export interface SandboxedCommand {
   args: string[];
   env: Record<string, string>;
   sandboxed: boolean;
+  /** Which kind of sandbox this run got (docs/sandbox.md "Sandbox kinds"). */
+  kind: SandboxKind;
+  /** What this kind could not enforce for this spec, one line each for people (Servers view, audit). */
+  unenforced: string[];
+  /** How the spec's limits apply to this run. */
+  limits: { mechanism: LimitsMechanism; summary: string };
+  /**
+   * Called with the child's pid right after spawn (cgroup bookkeeping); `onExceeded` fires once
+   * when the run hits a cap (pids max, OOM kill) with the reason to show, so the supervisor
+   * stops it and says why.
+   */
+  watch?(pid: number, onExceeded: (reason: string) => void): void;
   /** File descriptors the child must get as stdio[3], stdio[4]… (spawn's `stdio` array). */
   extraFds: number[];
   dispose(): void;
@@ -83,7 +95,7 @@ function proxyEnv(url: string): Record<string, string> {
 
 export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
   const { spec } = input;
-  if (spec.mode === 'off') return { command: input.command, args: input.args, env: input.env, sandboxed: false, extraFds: [], dispose: () => {} };
+  if (spec.mode === 'off') return unconfined(input.command, input.args, input.env);
   const platform = input.platform ?? process.platform;
   const avail: SandboxAvailability = sandboxAvailability(input.hostEnv, platform);
   if (!avail.ok) throw new SandboxUnavailableError(avail.reason, avail.fix);
@@ -130,6 +142,9 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
       args: argv,
       env,
       sandboxed: true,
+      kind: 'bubblewrap',
+      unenforced: [],
+      limits: { mechanism: 'none', summary: 'none: not enforced yet' },
       extraFds: opened ? [opened.fd] : [],
       dispose: () => {
         bridges?.close();
@@ -141,6 +156,11 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
     if (filter) closeFilter(filter);
     throw err;
   }
+}
+
+/** `sandbox: off`: the command as it is (limits still apply once they are enforced). */
+export function unconfined(command: string, args: string[], env: Record<string, string>): SandboxedCommand {
+  return { command, args, env, sandboxed: false, kind: 'off', unenforced: ['sandbox: off in the profile: runs unconfined'], limits: { mechanism: 'none', summary: 'none: not enforced yet' }, extraFds: [], dispose: () => {} };
 }
 
 function closeFilter(f: { fd: number; dir: string }): void {
@@ -170,6 +190,9 @@ function prepareSeatbelt(input: SandboxLaunchInput, sandboxExec: string, home: s
     args: ['-p', profile, input.command, ...input.args],
     env,
     sandboxed: true,
+    kind: 'seatbelt',
+    unenforced: ['no PID namespace: a setsid daemon can outlive a killed Gatehouse'],
+    limits: { mechanism: 'none', summary: 'none: not enforced yet' },
     extraFds: [],
     dispose: () => rmSync(tmpDir, { recursive: true, force: true }),
   };

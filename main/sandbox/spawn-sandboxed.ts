@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { appRoot } from '../paths';
 import { resolveCommand } from '../supervisor/shell-path';
-import { prepareSandbox, SandboxUnavailableError, type SandboxedCommand } from './sandbox-launch';
+import { prepareSandbox, SandboxUnavailableError, unconfined, type SandboxedCommand } from './sandbox-launch';
 import { SandboxConfigError } from './mount-plan';
 import type { SandboxSpec } from './types';
 
@@ -33,7 +33,7 @@ export function isPermanentSandboxError(err: unknown): boolean {
 }
 
 export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): SandboxedRun {
-  if (spec.mode === 'off') return { command: input.command, args: input.args, env: input.env, sandboxed: false, extraFds: [], dispose: () => {} };
+  if (spec.mode === 'off') return unconfined(input.command, input.args, input.env);
   if (!input.dataDir) throw new SandboxConfigError('sandbox: the spawn path did not say where Gatehouse\'s data directory is, so it cannot be hidden');
   // A write grant that does not exist yet is a folder the profile wants (docs/sandbox.md).
   for (const w of spec.write) if (!existsSync(w)) mkdirSync(w, { recursive: true });

@@ -1,6 +1,8 @@
 // What a profile asks of the OS sandbox for one process (a server, the built-in tools, an agent
 // terminal), after `${…}` expansion: absolute paths, one network mode. docs/sandbox.md says what
 // each field means on each platform.
+import type { z } from 'zod';
+import type { SandboxKindSchema, SandboxSummarySchema } from '../../common/host-api-shapes';
 
 /**
  * - `none`: the process has its own network namespace with only its own loopback; nothing of the
@@ -12,6 +14,44 @@
  */
 export type SandboxNetwork = { kind: 'none' } | { kind: 'loopback' } | { kind: 'allow'; hosts: string[] };
 
+/**
+ * The kinds of sandbox one interface (prepareSandbox in sandbox-launch.ts) can give a process.
+ * Each enforces the same grants and limits as far as it can and says what it could not
+ * (`SandboxedCommand.unenforced`); none is ever chosen instead of the profile's `sandbox:`
+ * without being reported (docs/sandbox.md "Sandbox kinds").
+ * - `bubblewrap`: Linux, full (user, PID, IPC, UTS, network namespaces; mounts; seccomp).
+ * - `landlock`: Linux where user namespaces are refused (Ubuntu ≥ 23.10's AppArmor): Landlock
+ *   file and TCP rules + the same seccomp filter + rlimits + PR_SET_PDEATHSIG and group kill.
+ *   Reduced: no PID/IPC isolation, no private /tmp.
+ * - `seatbelt`: macOS `sandbox-exec`.
+ * - `container`: a docker-based server run under Gatehouse's confinement flags.
+ * - `off`: unconfined, only by an explicit `sandbox: off`.
+ */
+export type SandboxKind = z.infer<typeof SandboxKindSchema>;
+
+/**
+ * Caps on what one process tree may use (a server's or an agent's), whatever its sandbox kind.
+ * Profile: `limits: { processes, memory, cpu }` per server and on `agent:`.
+ */
+export interface SandboxLimits {
+  /** Most processes (threads count: the kernel's pids controller and RLIMIT_NPROC count tasks). */
+  processes: number;
+  /** Most memory in bytes (cgroup memory.max, or RLIMIT_AS where only rlimits apply). */
+  memoryBytes: number;
+  /** CPU as percent of one core (cgroup cpu.max); undefined: no CPU cap. */
+  cpuPercent?: number;
+}
+
+export const DEFAULT_LIMITS: SandboxLimits = Object.freeze({ processes: 256, memoryBytes: 2 * 1024 ** 3 }) as SandboxLimits;
+
+/**
+ * How the limits of one run are enforced, best first: a cgroup v2 scope the user's systemd
+ * delegates (`systemd-run --user --scope`), a cgroup Gatehouse may create itself (v2, or the v1
+ * pids/memory controllers: root, as in CI), else rlimits set inside the sandbox (RLIMIT_NPROC is
+ * counted per user namespace; RLIMIT_AS), else none (reported).
+ */
+export type LimitsMechanism = 'systemd-scope' | 'cgroup-v2' | 'cgroup-v1' | 'rlimit' | 'none';
+
 export interface SandboxSpec {
   /** `off` runs the process unconfined; only ever by an explicit `sandbox: off` in the profile. */
   mode: 'strict' | 'off';
@@ -22,18 +62,15 @@ export interface SandboxSpec {
   network: SandboxNetwork;
   /** Host 127.0.0.1 ports reachable from inside (network `loopback` or `allow`). */
   hostPorts: number[];
+  /** Resource caps; absent means DEFAULT_LIMITS (applied with `mode: 'off'` too). */
+  limits?: SandboxLimits;
 }
 
 /** An agent's sandbox as the profile wrote it: no network means the preset's default. */
 export type AgentSandboxSpec = Omit<SandboxSpec, 'network'> & { network?: SandboxNetwork };
 
-/** The sandbox a status line reports (host API `ServerStatus.sandbox`). */
-export interface SandboxSummary {
-  mode: 'strict' | 'off';
-  network: 'none' | 'loopback' | 'allow' | 'host';
-  /** One line for people: "strict · network none · writes workspace + 1 path". */
-  summary: string;
-}
+/** The sandbox a status line reports (host API `ServerStatus.sandbox`), declared once in common/. */
+export type SandboxSummary = z.infer<typeof SandboxSummarySchema>;
 
 export const STRICT_DEFAULT: SandboxSpec = Object.freeze({
   mode: 'strict',
