@@ -16,6 +16,7 @@ import { mountPlan, SandboxConfigError } from './mount-plan';
 import { seatbeltProfile } from './seatbelt-profile';
 import type { LimitsMechanism, SandboxKind, SandboxSpec } from './types';
 import { noNetworkSeccomp } from './seccomp';
+import { withPrelude, type PreludeSteps } from './launch-prelude';
 
 export class SandboxUnavailableError extends Error {
   constructor(
@@ -137,9 +138,13 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
     }
     const argv = bwrapArgs({ rules, cwd: input.cwd, socketDir: bridges?.socketDir, disableUserns: avail.disableUserns, command, args, ...(filter ? { seccompFd: 3 } : {}) });
     const opened = filter;
+    // Steps that must hold before bwrap runs (launch-prelude.ts): the limits' cgroups and
+    // rlimits, and the seccomp filter as fd 3 where the spawner cannot pass fds (a pty).
+    const prelude: PreludeSteps = {};
+    const launched = withPrelude(avail.bwrap, argv, prelude);
     return {
-      command: avail.bwrap,
-      args: argv,
+      command: launched.command,
+      args: launched.args,
       env,
       sandboxed: true,
       kind: 'bubblewrap',
