@@ -133,6 +133,8 @@ export class Host extends EventEmitter<HostEvents> {
   readonly tap: TrafficTap;
   /** Per launch: audit rows put off to the next turn. */
   private readonly deferredAudit = new Map<string, Set<() => void>>();
+  /** The same closing rows by exchange id, so the answer's arrival at the audit sink writes its own. */
+  private readonly closingRows = new Map<string, () => void>();
   private readonly stopping = new Map<string, Promise<void>>();
   readonly stderrBus = new StderrBus();
   readonly broker: ApprovalBroker;
@@ -172,7 +174,22 @@ export class Host extends EventEmitter<HostEvents> {
       // lose the last ~50 ms of answered calls; the protocol path never touches the disk).
       const durable = this.env.GATEHOUSE_AUDIT_DURABLE_ANSWERS !== '0';
       this.unsubscribe.push(
-        this.tap.subscribe(durableAuditSink({ trafficBatch: (b) => writer.trafficBatch(b), flush: () => writer.commitPoint() }, durable), durable ? { flushOn: isAgentAnswer } : {}),
+        this.tap.subscribe(
+          durableAuditSink(
+            {
+              trafficBatch: (b) => {
+                // An answer's exchange closing row goes with the answer (the row was waiting for the
+                // answer's wire size, known now): a SIGKILL right after it leaves keeps the call's
+                // outcome too, not only its messages (tests/faults/host-kill.test.ts).
+                for (const ev of b) if (ev.exchange !== undefined && isAgentAnswer(ev)) this.closingRows.get(ev.exchange)?.();
+                writer.trafficBatch(b);
+              },
+              flush: () => writer.commitPoint(),
+            },
+            durable,
+          ),
+          durable ? { flushOn: isAgentAnswer } : {},
+        ),
       );
       this.unsubscribe.push(this.stderrBus.subscribe((batch) => writer.stderrBatch(batch)));
     }
@@ -319,10 +336,12 @@ export class Host extends EventEmitter<HostEvents> {
       const write = () => {
         clearImmediate(timer);
         deferred.delete(write);
+        this.closingRows.delete(ex.id);
         writer.exchange(exchangeRecord(ex));
       };
       const timer = setImmediate(write);
       deferred.add(write);
+      this.closingRows.set(ex.id, write);
     });
     gateway.on('agent-session', (a) => {
       if (a.ended) writer.agentSessionEnded(a.id, { endedAt: a.ended });

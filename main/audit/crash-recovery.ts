@@ -6,8 +6,10 @@ import type Database from 'better-sqlite3';
 
 export const CRASHED = 'crashed';
 
-function alive(pid: number): boolean {
-  if (pid === process.pid) return false; // a previous host whose pid was reused by us
+function alive(pid: number, selfAlive: boolean): boolean {
+  // At open, a session with our pid is a previous host whose pid was reused by us; once this
+  // process has sessions of its own (a read while it runs), it is us.
+  if (pid === process.pid) return selfAlive;
   try {
     process.kill(pid, 0);
     return true;
@@ -16,10 +18,10 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Closes sessions whose host is gone; returns their ids. */
-export function closeCrashedSessions(db: Database.Database): string[] {
+/** Closes sessions whose host is gone; returns their ids. `selfAlive`: this process's own sessions are live. */
+export function closeCrashedSessions(db: Database.Database, selfAlive = false): string[] {
   const open = db.prepare(`SELECT id, host_pid AS pid FROM sessions WHERE ended_at IS NULL`).all() as Array<{ id: string; pid: number | null }>;
-  const dead = open.filter((s) => s.pid === null || !alive(s.pid));
+  const dead = open.filter((s) => (s.pid === null ? !selfAlive : !alive(s.pid, selfAlive)));
   if (dead.length === 0) return [];
   const lastSeen = db.prepare(
     `SELECT max(coalesce((SELECT max(ts) FROM messages WHERE session = @id), 0),

@@ -45,7 +45,8 @@ export interface AuditStoreCommonOptions extends WriterOptions {
   migrations?: readonly Migration[];
   /**
    * Close sessions left open by a host that died as `crashed` at open (default: when retention
-   * is on, i.e. for a host; the CLI's readers leave the store as it is).
+   * is on, i.e. for a host). Every read does the same for hosts that died since (replayDeadHosts),
+   * so a CLI reader sees a dead host's journaled calls too.
    */
   recoverCrashed?: boolean;
   /** Byte budgets (budget.ts); defaults DEFAULT_AUDIT_LIMITS, or GATEHOUSE_AUDIT_* via auditLimitsFromEnv. */
@@ -70,6 +71,8 @@ export interface AuditStore {
   flush(): void;
   /** Flushes, then closes the database. Idempotent. */
   close(): void;
+  /** Replays dead hosts' crash journals and closes their sessions (reads do this themselves). */
+  replayDeadHosts(): number;
 
   listSessions(opts?: { limit?: number; profile?: string }): SessionRow[];
   getSession(id: string): SessionDetail | undefined;
@@ -139,6 +142,9 @@ class SqliteAuditStore implements AuditStore {
   private readonly pruneTimer: NodeJS.Timeout | undefined;
   private readonly sizeTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly recoverJournal: () => number;
+  private readonly report: (err: Error) => void;
+  private lastDeadHostCheck = 0;
 
   constructor(
     private readonly db: Database.Database,
@@ -148,27 +154,16 @@ class SqliteAuditStore implements AuditStore {
     const limits: AuditLimits = { ...DEFAULT_AUDIT_LIMITS, ...opts.limits };
     const retention = opts.retention === undefined ? DEFAULT_RETENTION : opts.retention;
     const report = opts.onError ?? ((err: Error) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
+    this.report = report;
     const recover = opts.recoverCrashed ?? retention !== false;
     const inMemory = file === ':memory:';
-    if (recover && !inMemory) {
-      // What a killed threaded host had journaled but not committed, before its sessions are
-      // closed as crashed below.
-      try {
-        const n = recoverJournals(db, file, (commitHook) => new QueuedWriter(db, { limits, onError: report, commitHook }));
-        if (n > 0) report(new Error(`recovered ${n} audit rows from the crash journal of a host that died`));
-      } catch (err) {
-        report(new Error(`audit crash journal recovery failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
-      }
-    }
+    // Readers replay too (replayDeadHosts before every read): a CLI read right after a SIGKILL
+    // must not miss the calls that only the dead host's journal holds.
+    this.recoverJournal = inMemory ? () => 0 : () => this.replayJournals(limits, report);
+    if (recover) this.recoverJournal();
     this.writer = this.makeWriter(db, file, opts, limits, report, inMemory);
     this.queries = new AuditQueries(db);
-    if (recover) {
-      try {
-        closeCrashedSessions(db);
-      } catch (err) {
-        report(new Error(`closing crashed sessions failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
-      }
-    }
+    if (recover) this.closeCrashed(report, false);
     if (retention !== false) {
       // The size cap: checked often (a flood fills a disk in minutes, not hours), pruned oldest first.
       const check = (): void => {
@@ -229,6 +224,41 @@ class SqliteAuditStore implements AuditStore {
     if (!this.closed) this.writer.flush();
   }
 
+  /**
+   * Before a read: replays the crash journal of any host that died since (another Gatehouse on
+   * this data directory, killed: its last answered calls are only in its journal) and closes its
+   * sessions as crashed, so a read right after a SIGKILL misses nothing. A readdir when there is
+   * nothing to do; at most every 250 ms, since the Audit view may ask several times a second.
+   */
+  replayDeadHosts(): number {
+    if (this.closed) return 0;
+    const now = Date.now();
+    if (now - this.lastDeadHostCheck < 250) return 0;
+    this.lastDeadHostCheck = now;
+    const n = this.recoverJournal();
+    this.closeCrashed(this.report, true);
+    return n;
+  }
+
+  private replayJournals(limits: AuditLimits, report: (err: Error) => void): number {
+    try {
+      const n = recoverJournals(this.db, this.file, (commitHook) => new QueuedWriter(this.db, { limits, onError: report, commitHook }));
+      if (n > 0) report(new Error(`recovered ${n} audit rows from the crash journal of a host that died`));
+      return n;
+    } catch (err) {
+      report(new Error(`audit crash journal recovery failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+      return 0;
+    }
+  }
+
+  private closeCrashed(report: (err: Error) => void, selfAlive: boolean): void {
+    try {
+      closeCrashedSessions(this.db, selfAlive);
+    } catch (err) {
+      report(new Error(`closing crashed sessions failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+    }
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -238,9 +268,11 @@ class SqliteAuditStore implements AuditStore {
     this.db.close();
   }
 
-  // Reads see this process's own writes: whatever is queued is flushed first.
+  // Reads see this process's own writes (whatever is queued is flushed first) and what a dead
+  // host journaled (replayDeadHosts).
   private read(): AuditQueries {
     if (this.closed) throw new Error(`audit store ${this.file} is closed`);
+    this.replayDeadHosts();
     this.writer.flush();
     return this.queries;
   }

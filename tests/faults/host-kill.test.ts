@@ -1,6 +1,7 @@
 // SIGKILL of the host under steady load (issue 11): every call the agent saw answered is in the
 // audit store (0 missing), and the session the kill left open is closed as `crashed` at the
 // next start. Real gateway process, real SQLite file, a real SIGKILL.
+import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openAuditStore, auditDbFile } from '../../main/audit/store';
@@ -48,6 +49,21 @@ describe('host SIGKILL under load', { timeout: 120_000 }, () => {
       const inFile = new Set(rows.map((r) => Number(r.rpc_id)));
       expect(answered.size).toBeGreaterThan(50);
       expect(open.length).toBe(1);
+
+      // A read right after the kill, before any host opens the store again: `gatehouse audit
+      // calls` replays the dead host's crash journal first (AuditStore.replayDeadHosts), so it
+      // misses none of the answered calls either.
+      const read = spawnSync(process.execPath, [cli(), 'audit', 'calls', '--session', 'all', '-n', '1000000', '--json', '--data-dir', rig.dataDir], {
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      });
+      expect(read.status, read.stderr).toBe(0);
+      const listed = (JSON.parse(read.stdout) as Array<{ downstreamId?: string; tool: string; outcome?: string }>).filter((c) => c.tool === 'good.echo');
+      const viaCli = new Set(listed.filter((c) => c.outcome === 'ok').map((c) => Number(c.downstreamId)));
+
+      const missingViaCli = [...answered].filter((id) => !viaCli.has(id));
+      process.stderr.write(`[faults] host SIGKILL: audit calls right after the kill lists ${viaCli.size} ok calls, ${missingViaCli.length} of the answered missing\n`);
+      expect(missingViaCli).toEqual([]);
 
       // The next start (a host opening the store) replays the crash journal of the writer thread
       // (main/audit/journal.ts: every answer was journaled before it left) and closes the session
