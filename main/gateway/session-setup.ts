@@ -59,6 +59,13 @@ interface SessionState extends RoutedSession {
   logLevel?: LoggingLevel;
   /** Run when the session ends (new-era listen streams on this session). */
   closers: Array<() => void>;
+  /**
+   * The client sent notifications/initialized. Before that nothing is broadcast to it: a
+   * JSON-RPC client must not get list_changed or a server's log line before its initialize is
+   * answered (lifecycle, MCP 2025-11-25 "Initialization": only pings and logging after the
+   * answer, and only once the client said initialized for anything else).
+   */
+  initialized: boolean;
 }
 
 const LOG_SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
@@ -133,6 +140,11 @@ export class Sessions implements SessionsPort {
     return this.sessions.values();
   }
 
+  /** The sessions a broadcast may reach: initialized ones only. */
+  private *ready(): Iterable<SessionState> {
+    for (const s of this.sessions.values()) if (s.initialized) yield s;
+  }
+
   /** A new downstream session: its SDK Server and channel, not yet on a transport. */
   open(info: Omit<AgentSessionInfo, 'startedAt'> & { startedAt?: number }, opts: OpenSessionOptions): OpenedSession {
     const agentSession = info.id;
@@ -159,9 +171,11 @@ export class Sessions implements SessionsPort {
       subscriptions: new Set(),
       lastActive: Date.now(),
       closers: [],
+      initialized: false,
     };
     this.sessions.set(agentSession, state);
     server.oninitialized = () => {
+      state.initialized = true;
       state.info.client = server.getClientVersion();
       this.deps.sessionEvent(state.info);
     };
@@ -346,14 +360,14 @@ export class Sessions implements SessionsPort {
     const params = { ...p, logger: p.logger ? `${serverId}/${p.logger}` : serverId };
     this.newEra.log(serverId, params);
     const severity = LOG_SEVERITY.get(p.level) ?? 0;
-    for (const s of this.sessions.values()) {
+    for (const s of this.ready()) {
       if (s.logLevel && severity < (LOG_SEVERITY.get(s.logLevel) ?? 0)) continue;
       void s.server.sendLoggingMessage(params as never).catch(() => {});
     }
   }
 
   resourceUpdated(params: { uri: string }): void {
-    for (const s of this.sessions.values()) {
+    for (const s of this.ready()) {
       if (s.subscriptions.has(params.uri)) void s.server.sendResourceUpdated(params).catch(() => {});
     }
     this.newEra.notify('resource', params.uri);
@@ -361,17 +375,17 @@ export class Sessions implements SessionsPort {
 
   resourceListChanged(serverId: string): void {
     void this.deps.catalog.refreshCatalogs(serverId);
-    for (const s of this.sessions.values()) void s.server.sendResourceListChanged().catch(() => {});
+    for (const s of this.ready()) void s.server.sendResourceListChanged().catch(() => {});
     this.newEra.notify('resources');
   }
 
   promptListChanged(): void {
-    for (const s of this.sessions.values()) void s.server.sendPromptListChanged().catch(() => {});
+    for (const s of this.ready()) void s.server.sendPromptListChanged().catch(() => {});
     this.newEra.notify('prompts');
   }
 
   toolListChanged(): void {
-    for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => {});
+    for (const s of this.ready()) void s.server.sendToolListChanged().catch(() => {});
     this.newEra.notify('tools');
   }
 

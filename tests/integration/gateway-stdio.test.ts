@@ -266,3 +266,36 @@ policy:
   }, 90_000);
 });
 
+
+describe('stdio gateway before initialize', () => {
+  it('writes nothing before the client initializes, then only frames in the client\'s own framing', async () => {
+    const tmp = tempDir();
+    let peer: RawStdioPeer | undefined;
+    try {
+      writeProfile(tmp.dir, 'name: only-builtin\nworkspace: ./ws\nservers:\n  workspace:\n    builtin: workspace-tools\n');
+      // Not quiet: the supervisor's "ready" line on stderr says the surface has changed by now
+      // (the built-in's tools joined it), the moment a list_changed used to go out to a client
+      // that had not even sent initialize (a JSON-RPC client read it as its first frame, and a
+      // Content-Length client got a bare line before any envelope).
+      peer = startGateway(tmp.dir, []);
+      const started = peer;
+      await waitFor(() => /workspace\s+ready/.test(started.stderr), 'the built-in server ready', 30_000);
+      // The ready line is written after the surface refresh; give the event loop a few turns.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(peer.frames).toEqual([]);
+      expect(peer.garbage).toEqual([]);
+      expect(peer.pendingBytes()).toBe(0);
+      const init = await initialize(peer, 'content-length');
+      expect(init.framing).toBe('content-length');
+      const list = await peer.request('list', 'tools/list', {}, 'content-length');
+      expect(list.framing).toBe('content-length');
+      expect(peer.frames[0]!.message.id).toBe('init');
+      expect(peer.frames.every((f) => f.framing === 'content-length')).toBe(true);
+      expect(peer.garbage).toEqual([]);
+    } finally {
+      peer?.kill();
+      await peer?.exit;
+      tmp.cleanup();
+    }
+  }, 60_000);
+});
