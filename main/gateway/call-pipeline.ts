@@ -161,6 +161,10 @@ export class CallPipeline {
 
     if (target.canonical === CAPABILITIES_TOOL) {
       decided('ALLOW', 'gateway', 'allowed', 'the capabilities tool is always callable');
+      // The same start-up barrier as tools/list: called right after initialize, the report
+      // listed no tool of a server still on its first start while tools/list, asked at the same
+      // moment, waited for it and listed them all.
+      await this.ports.firstStarts?.();
       const report = this.ports.capabilitiesReport();
       table.close(ex, 'ok');
       return { content: [{ type: 'text', text: JSON.stringify(report, null, 2) }], structuredContent: report };

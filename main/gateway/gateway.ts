@@ -66,6 +66,18 @@ export interface CallContext {
   requestId?: string | number;
 }
 
+/**
+ * After a server is ready, how long a first tools/list still waits for the others (see
+ * firstStarts). GATEHOUSE_START_STRAGGLER_MS overrides it: the test suite runs on a loaded
+ * 2-core machine where a second server can take seconds longer than the first.
+ */
+const DEFAULT_STRAGGLER_MS = 1000;
+
+function envMs(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const n = Number(raw);
+  return raw && Number.isFinite(n) && n >= 0 ? n : fallback;
+}
 export class Gateway extends EventEmitter<Events> {
   readonly session: string;
   readonly profile: ResolvedProfile;
@@ -80,13 +92,14 @@ export class Gateway extends EventEmitter<Events> {
   private readonly sessions: Sessions;
   private readonly serverRequests: ServerRequests;
   private readonly startGraceMs: number;
+  private readonly stragglerMs: number;
   private readonly trust: TrustGuard | undefined;
   private startWaiters = new Set<() => void>();
 
   constructor(opts: GatewayOptions) {
     super();
-    const fromEnv = Number(process.env.GATEHOUSE_START_GRACE_MS);
-    this.startGraceMs = opts.startGraceMs ?? (Number.isFinite(fromEnv) && fromEnv >= 0 && process.env.GATEHOUSE_START_GRACE_MS ? fromEnv : DEFAULT_START_GRACE_MS);
+    this.startGraceMs = opts.startGraceMs ?? envMs('GATEHOUSE_START_GRACE_MS', DEFAULT_START_GRACE_MS);
+    this.stragglerMs = envMs('GATEHOUSE_START_STRAGGLER_MS', DEFAULT_STRAGGLER_MS);
     this.session = opts.session;
     this.profile = opts.profile;
     this.policy = opts.policy;
@@ -195,13 +208,21 @@ export class Gateway extends EventEmitter<Events> {
   firstStarts(): Promise<void> {
     if (this.startingServers() === 0 || this.startGraceMs <= 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
+      let straggler: NodeJS.Timeout | undefined;
       const done = () => {
         clearTimeout(timer);
+        clearTimeout(straggler);
         this.startWaiters.delete(check);
         resolve();
       };
       const check = () => {
-        if (this.startingServers() === 0) done();
+        if (this.startingServers() === 0) return done();
+        // A server just came up (or failed) while others are still starting: those get
+        // stragglerMs more, not the whole grace, so one deaf server delays the others' first
+        // list by at most that beyond their own readiness; its tools follow with list_changed.
+        clearTimeout(straggler);
+        straggler = setTimeout(done, Math.min(this.stragglerMs, this.startGraceMs));
+        straggler.unref?.();
       };
       const timer = setTimeout(done, this.startGraceMs);
       timer.unref?.();

@@ -264,6 +264,30 @@ policy:
     const call = await peer.request('echo-1', 'tools/call', { name: 'echo', arguments: { message: 'not held up' } });
     expect(JSON.stringify(call.message.result)).toContain('not held up');
   }, 90_000);
+
+  it('holds the first tools/list and the capabilities report for the deaf server only briefly after the other is ready', async () => {
+    // A start grace far longer than the test: without the straggler rule both would wait for
+    // it (the deaf server never leaves its first start), and the test would time out.
+    pinProfile(path.join(tmp.dir, 'data2'), path.join(tmp.dir, 'test.yaml'));
+    const slow = new RawStdioPeer(process.execPath, [CLI, 'gateway', '--quiet', '--profile', path.join(tmp.dir, 'test.yaml'), '--data-dir', path.join(tmp.dir, 'data2')], {
+      cwd: tmp.dir,
+      env: { ...process.env, GATEHOUSE_START_GRACE_MS: '600000', GATEHOUSE_START_STRAGGLER_MS: '1000' },
+    });
+    try {
+      await initialize(slow);
+      const [list, caps] = await Promise.all([
+        slow.request('first-list', 'tools/list'),
+        slow.request('first-caps', 'tools/call', { name: 'gatehouse_capabilities', arguments: {} }),
+      ]);
+      const names = (list.message.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+      expect(names).toContain('echo');
+      const states = (caps.message.result as { structuredContent: { tool_states: Array<{ name: string }> } }).structuredContent.tool_states.map((t) => t.name);
+      expect(states).toContain('everything.echo');
+    } finally {
+      slow.kill();
+      await slow.exit;
+    }
+  }, 60_000);
 });
 
 
