@@ -39,7 +39,7 @@ describe('InputBridge', () => {
     expect(r).toMatchObject({ result: { inputRequests: { user_name: { method: 'elicitation/create' } } } });
   });
 
-  it('answers -32021 when the agent lacks the capability, and declines when the hold expires', async () => {
+  it('answers -32021 when the agent lacks sampling, declines an elicitation it lacks, and declines when the hold expires', async () => {
     const s = setup(50);
     const noCaps = { ...s.ctx, capabilities: {} };
     const r = await s.bridge.start(s.ex, noCaps, async () => {
@@ -47,6 +47,21 @@ describe('InputBridge', () => {
       return { reply } as Record<string, unknown>;
     });
     expect(r).toMatchObject({ error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } });
+
+    // Elicitation has a benign answer: declined to the server, and its next question (sampling,
+    // declared) still reaches the agent as input_required. Failing the whole call here failed
+    // the suite's capability-check with an old-era upstream that asks for both.
+    const u = setup();
+    const samplingOnly = { ...u.ctx, capabilities: { sampling: {} } };
+    let declined: unknown;
+    const both = await u.bridge.start(u.ex, samplingOnly, async () => {
+      declined = await u.ask('elicitation/create', { message: 'name?' });
+      const sampled = await u.ask('sampling/createMessage', { messages: [] });
+      return { content: [{ type: 'text', text: JSON.stringify(sampled) }] };
+    });
+    expect(declined).toMatchObject({ result: { action: 'decline' } });
+    expect(both).toMatchObject({ result: { resultType: 'input_required', inputRequests: { sampling: { method: 'sampling/createMessage' } } } });
+    expect(Object.keys((both as { result: { inputRequests: object } }).result.inputRequests)).toEqual(['sampling']);
 
     const t = setup(50);
     let answered: unknown;

@@ -168,9 +168,14 @@ export class InputBridge {
       return why ? this.sessionFor(parent.id, (method) => declineFor(method, why)) : undefined;
     }
     if (!hold.capabilities[capability]) {
-      // MCP 2026-07-28: a request needing a capability the client did not declare fails with
-      // -32021; the agent's call is answered so, and the server's request gets an error.
-      return this.sessionFor(parent.id, () => {
+      // An old-era server asks whatever it likes mid-call. Elicitation has an ordinary "no"
+      // (action: decline), so that question is declined to the server and the call goes on: a
+      // server asking for a name and then sampling must still reach the agent with its sampling
+      // question (conformance 2026-07-28 input-required-result-capability-check). Sampling and
+      // roots can only be refused with an error: MCP 2026-07-28 then has the call fail with
+      // -32021, and the server's request gets an error.
+      return this.sessionFor(parent.id, (method) => {
+        if (method === 'elicitation/create') return declineFor(method, `the agent did not declare the ${capability} capability`);
         hold.missing = capability;
         hold.wake?.();
         return { error: { code: MISSING_CLIENT_CAPABILITY, message: `the agent did not declare the ${capability} capability` } };
