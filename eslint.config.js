@@ -2,6 +2,7 @@
 // checked by a machine, not by memory (as VS Code's local/code-layering does).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layering from './scripts/eslint-layering.mjs';
 
 const electronBan = {
   paths: [{ name: 'electron', message: 'Only main/electron/ (and preload/) may import electron.' }],
@@ -41,6 +42,14 @@ export default tseslint.config(
         patterns: [{ group: ['**/main/**', '**/preload/**'], message: 'renderer/ talks only to the host API in common/.' }],
       }],
     },
+  },
+  {
+    // Every import form (static, export-from, import(), require, import = require, import type
+    // of a path), one rule that knows the layers: scripts/eslint-layering.mjs.
+    files: ['main/**/*.ts', 'common/**/*.ts', 'renderer/**/*.{ts,tsx}', 'preload/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    plugins: { gatehouse: layering },
+    rules: { 'gatehouse/layering': 'error' },
   },
   {
     // Protocol hygiene: host code must never write to stdout (a stdio gateway or server

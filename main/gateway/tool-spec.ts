@@ -3,10 +3,18 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { generateToolSpecMarkdown } from '../tools/spec-doc';
 import { BUILTIN_TOOL_ERROR_TYPES, BUILTIN_TOOL_SECURITY_NOTES } from '../tools/workspace-tools';
-import type { Launch } from '../host';
-import { toAdvertised } from './tool-surface';
+import type { ServerSpec } from '../profiles/types';
+import type { ServerStatus } from '../supervisor/types';
+import { toAdvertised, type Surface } from './tool-surface';
 
-export function generateProfileToolSpec(launch: Launch, onlyServer?: string): string {
+/** What the spec needs of a launch (the host's Launch has these; the core never imports the host). */
+export interface ToolSpecSource {
+  gateway: { currentSurface(): Surface };
+  profile: { servers: readonly ServerSpec[] };
+  supervisor: { get(id: string): { tools(): Tool[]; status(): ServerStatus } | undefined };
+}
+
+export function generateProfileToolSpec(launch: ToolSpecSource, onlyServer?: string): string {
   const surface = launch.gateway.currentSurface();
   const parts: string[] = [];
   for (const spec of launch.profile.servers) {
