@@ -4,6 +4,7 @@
 // (tests/fixtures/servers/probe-server.mjs) in real bwrap. And the account's own home from the
 // password database, when $HOME points elsewhere. docs/sandbox.md "What strict means".
 import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -11,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { forgetSandboxAvailability } from '../../main/sandbox/availability';
 import { closeServer, connectUnix, launchProbe, listenUnix, probeRun, probeWorld } from '../support/sandbox-probe';
+import { repoRoot } from '../support/supervisor';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -126,5 +128,38 @@ describe('the account\'s home from the password database, with $HOME elsewhere',
     expect(await probeRun(launch, `return fs.readFileSync(${JSON.stringify(sshCanary)}, 'utf8')`)).toMatch(/^ERR ENOENT/);
     expect(await probeRun(launch, `return fs.readdirSync(${JSON.stringify(ssh)})`)).toMatch(/^ERR ENOENT/);
     expect(await probeRun(launch, `return fs.readdirSync(${JSON.stringify(account)})`)).toBe('[]');
+  }, 60_000);
+});
+
+// The network namespace alone (`loopback` has no seccomp filter, and agents never get one): what
+// netlink shows and reaches from inside. AF_VSOCK is not here: its guest transports (virtio, Hyper-V,
+// VMCI) have no network namespace at all, see docs/sandbox.md "Unix sockets".
+const PYTHON = '/usr/bin/python3';
+describe.skipIf(!existsSync(PYTHON))('netlink from inside the network namespace (network loopback)', () => {
+  it("lists only the sandbox's own interfaces and Unix sockets, and the audit subsystem does not answer", async () => {
+    const tag = `gatehouse-nl-${randomBytes(6).toString('hex')}`;
+    const abstract = await listenUnix(`\0${tag}`, 'HOST-ABSTRACT');
+    const file = path.join('/var/tmp', `${tag}.sock`);
+    const named = await listenUnix(file, 'HOST-NAMED');
+    cleanups.push(() => closeServer(abstract), async () => {
+      await closeServer(named);
+      rmSync(file, { force: true });
+    });
+    const probe = path.join(repoRoot, 'tests', 'fixtures', 'sandbox', 'netlink-probe.py');
+    type Seen = { links: string[]; unixSockets: string[]; audit: string };
+    // On the host, the same script sees both sockets (what the namespace takes away).
+    const host = JSON.parse(execFileSync(PYTHON, [probe], { encoding: 'utf8' })) as Seen;
+    expect(host.unixSockets).toEqual(expect.arrayContaining([`@${tag}`, file]));
+    expect(host.links.length).toBeGreaterThan(1);
+
+    const launch = await launchProbe(probeWorld(cleanups), { network: 'loopback' });
+    const inside = JSON.parse(JSON.parse(await probeRun(launch, `return child_process.execFileSync(${JSON.stringify(PYTHON)}, [${JSON.stringify(probe)}], { encoding: 'utf8' })`)) as string) as Seen;
+    expect(inside.links).toEqual(['lo']);
+    expect(inside.unixSockets).not.toContain(`@${tag}`);
+    expect(inside.unixSockets).not.toContain(file);
+    expect(inside.audit).not.toBe('answered');
+    expect(await probeRun(launch, `return fs.readFileSync('/proc/net/unix', 'utf8').includes(${JSON.stringify(tag)})`)).toBe('false');
+    // The abstract socket is the host namespace's: not reachable by name from inside.
+    expect(await probeRun(launch, connectUnix(`\0${tag}`))).toBe('"error ECONNREFUSED"');
   }, 60_000);
 });
