@@ -57,11 +57,13 @@ describe('mountPlan', () => {
   });
 
   it('an explicit grant of a hidden folder wins at the same path; a folder inside the data dir can be granted', () => {
-    const rules = mountPlan(spec({ write: ['/home/ada/.claude', '/home/ada/.local/state/gatehouse/memory'], read: ['/home/ada/.ssh'] }), ctx());
+    // Under a grant of ~, so the data dir's own hide is not left out as covered by the home's.
+    const rules = mountPlan(spec({ write: ['/home/ada/.claude', '/home/ada/.local/state/gatehouse/memory'], read: ['/home/ada', '/home/ada/.ssh'] }), ctx());
     const order = rules.map((r) => `${r.kind}:${r.path}`);
     expect(order).not.toContain('hide:/home/ada/.claude');
     expect(order).not.toContain('hide:/home/ada/.ssh');
     expect(order).toContain('read:/home/ada/.ssh');
+    expect(order).toContain('hide:/home/ada/.local/state/gatehouse');
     expect(order.indexOf('hide:/home/ada/.local/state/gatehouse')).toBeLessThan(order.indexOf('write:/home/ada/.local/state/gatehouse/memory'));
   });
 
