@@ -180,8 +180,9 @@ export function hiddenPaths(ctx: HiddenPathContext): string[] {
  * that exists only in systemd-homed/userdb has no passwd entry inside; docs/sandbox.md "Limits").
  *
  * - /etc/resolv.conf's target, when it lies under /run (Ubuntu: systemd-resolved's
- *   stub-resolv.conf; NetworkManager, resolvconf): Node's c-ares and glibc read it at start-up.
- *   Only where the sandbox has a network at all. Nothing inside reaches a name server either way
+ *   stub-resolv.conf; NetworkManager, resolvconf): read by Node's c-ares when the `dns` module
+ *   loads (strace: `node -e 'require("dns")'` opens it, `node -e 1` does not) and by glibc at the
+ *   first getaddrinfo. Only where the sandbox has a network at all. Nothing inside reaches a name server either way
  *   (the namespace has only lo; the egress proxy resolves on the host), so this keeps
  *   resolver-reading tools (search domains, options) as on the host; a regular file only, never
  *   a socket or a folder.
