@@ -2,8 +2,9 @@
 // passwd home hidden beside $HOME, the socket folders under /var. The same cases run for real
 // (bwrap, listening sockets) in tests/integration/sandbox-sockets.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { Stats } from 'node:fs';
-import { HIDDEN_ABSOLUTE_PATHS, hiddenPaths, runAllowlist } from './hidden-paths';
+import { readFileSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { HIDDEN_ABSOLUTE_PATHS, HIDDEN_RUN_NAMES, HIDDEN_VAR_PATHS, hiddenPaths, runAllowlist } from './hidden-paths';
 import { mountPlan } from './mount-plan';
 import { bwrapArgs } from './bwrap-args';
 import { seatbeltProfile } from './seatbelt-profile';
@@ -52,6 +53,21 @@ describe('hiddenPaths', () => {
     for (const p of ['/run', '/var/run', '/run/docker.sock', '/var/run/docker.sock', '/run/systemd', '/run/nscd', '/run/user', '/var/lib/mysql', '/var/lib/lxd', '/var/snap/lxd/common/lxd', '/var/lib/incus', '/var/lib/libvirt', '/var/lib/tailscale']) {
       expect(HIDDEN_ABSOLUTE_PATHS).toContain(p);
     }
+  });
+});
+
+describe('docs/sandbox.md prints the same list', () => {
+  const docs = readFileSync(path.join(__dirname, '..', '..', 'docs', 'sandbox.md'), 'utf8');
+  // `/var/lib/{a,b}` in the docs stands for /var/lib/a and /var/lib/b.
+  const printed = new Set(
+    [...docs.matchAll(/`([^`\s]+)`/g)].flatMap(([, t]) => {
+      const m = /^(.*)\{([^}]+)\}(.*)$/.exec(t!);
+      return m ? m[2]!.split(',').map((x) => `${m[1]}${x}${m[3]}`) : [t!];
+    }),
+  );
+  it('every socket folder under /var and every name hidden under a grant of /run', () => {
+    for (const p of HIDDEN_VAR_PATHS) expect(printed, p).toContain(p);
+    for (const n of HIDDEN_RUN_NAMES) expect(printed, n).toContain(n);
   });
 });
 
