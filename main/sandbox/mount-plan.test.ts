@@ -28,9 +28,17 @@ const ctx = (extra: Partial<Parameters<typeof mountPlan>[1]> = {}) => ({
 const spec = (s: Partial<SandboxSpec>): SandboxSpec => ({ ...STRICT_DEFAULT, ...s });
 
 describe('mountPlan', () => {
-  it('hides home, credentials and the data dir; the workspace is writable; deeper rules come later', () => {
+  it('hides home (and with it credentials and the data dir inside it); the workspace is writable', () => {
+    // Hides inside the hidden home are left out: their empty mount points would name them.
     expect(mountPlan(STRICT_DEFAULT, ctx())).toEqual([
       { kind: 'hide', path: '/home/ada', type: 'dir' },
+      { kind: 'write', path: '/home/ada/proj' },
+    ]);
+  });
+
+  it('under a grant of ~ the named paths are hidden one by one, deeper rules later', () => {
+    expect(mountPlan(spec({ read: ['/home/ada'] }), ctx())).toEqual([
+      { kind: 'read', path: '/home/ada' },
       { kind: 'hide', path: '/home/ada/.ssh', type: 'dir' },
       { kind: 'hide', path: '/home/ada/.netrc', type: 'file' },
       { kind: 'hide', path: '/home/ada/.claude', type: 'dir' },
@@ -49,11 +57,13 @@ describe('mountPlan', () => {
   });
 
   it('an explicit grant of a hidden folder wins at the same path; a folder inside the data dir can be granted', () => {
-    const rules = mountPlan(spec({ write: ['/home/ada/.claude', '/home/ada/.local/state/gatehouse/memory'], read: ['/home/ada/.ssh'] }), ctx());
+    // Under a grant of ~, so the data dir's own hide is not left out as covered by the home's.
+    const rules = mountPlan(spec({ write: ['/home/ada/.claude', '/home/ada/.local/state/gatehouse/memory'], read: ['/home/ada', '/home/ada/.ssh'] }), ctx());
     const order = rules.map((r) => `${r.kind}:${r.path}`);
     expect(order).not.toContain('hide:/home/ada/.claude');
     expect(order).not.toContain('hide:/home/ada/.ssh');
     expect(order).toContain('read:/home/ada/.ssh');
+    expect(order).toContain('hide:/home/ada/.local/state/gatehouse');
     expect(order.indexOf('hide:/home/ada/.local/state/gatehouse')).toBeLessThan(order.indexOf('write:/home/ada/.local/state/gatehouse/memory'));
   });
 
@@ -81,13 +91,13 @@ describe('bwrapArgs', () => {
     expect(argv.slice(0, 8)).toEqual(['--unshare-all', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--die-with-parent', '--hostname', 'gatehouse-sandbox']);
     const joined = argv.join(' ');
     expect(joined).toContain('--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm');
-    expect(joined).toContain('--perms 0700 --tmpfs /home/ada --perms 0700 --tmpfs /home/ada/.ssh --ro-bind /dev/null /home/ada/.netrc');
+    expect(joined).toContain('--perms 0700 --tmpfs /home/ada --bind /home/ada/proj');
     expect(joined).toContain('--bind /home/ada/proj /home/ada/proj');
     expect(joined).toContain(`--ro-bind /tmp/gatehouse-sbx-1 ${SANDBOX_SOCKET_DIR}`);
     // Every hidden folder is remounted read-only after every mount inside it exists.
     const lastBind = argv.lastIndexOf('--bind');
     const remounted = argv.flatMap((a, i) => (a === '--remount-ro' && i > lastBind ? [argv[i + 1]] : []));
-    expect(remounted).toEqual(['/home/ada', '/home/ada/.ssh', '/home/ada/.claude', '/home/ada/.local/state/gatehouse']);
+    expect(remounted).toEqual(['/home/ada']);
     expect(argv.slice(-5)).toEqual(['--chdir', '/home/ada/proj', '--', '/usr/bin/node', 'server.js']);
     expect(joined).not.toContain('--new-session');
     expect(joined).not.toContain('--share-net');

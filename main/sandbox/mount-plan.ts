@@ -9,7 +9,7 @@
 // Gatehouse's data directory, which no grant may expose whole.
 import { realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { hiddenPaths } from './hidden-paths';
+import { hiddenPaths, runAllowlist } from './hidden-paths';
 import type { SandboxSpec } from './types';
 
 export type MountRule =
@@ -23,6 +23,8 @@ export interface MountPlanContext {
   dataDir: string;
   home: string;
   env: NodeJS.ProcessEnv;
+  /** For tests: the account's home from the password database (default: os.userInfo()). */
+  passwdHome?: string;
   /** Files Gatehouse itself must see inside (the in-sandbox forwarder, an agent's run folder). */
   internalRead?: string[];
   /** For tests: the file system to consult. */
@@ -77,10 +79,11 @@ export function mountPlan(spec: SandboxSpec, ctx: MountPlanContext): MountRule[]
   for (const w of spec.write) grant('write', w, false);
   for (const r of spec.read) grant('read', r, false);
   for (const r of ctx.internalRead ?? []) grant('read', r, false);
+  for (const r of runAllowlist(spec.network.kind, { stat, realpath: real })) grant('read', r, false);
 
   const granted = new Set(grants.map((g) => g.path));
   const hides: MountRule[] = [];
-  for (const h of hiddenPaths({ home: ctx.home, dataDir, env: ctx.env })) {
+  for (const h of hiddenPaths({ home: ctx.home, dataDir, env: ctx.env, passwdHome: ctx.passwdHome })) {
     const st = stat(h);
     if (!st) continue;
     const p = real(h);
@@ -90,8 +93,25 @@ export function mountPlan(spec: SandboxSpec, ctx: MountPlanContext): MountRule[]
   }
   // Stable sort by depth; at equal depth hides first so a grant beside them is unaffected.
   const all = [...hides, ...grants];
-  return all
-    .map((rule, i) => ({ rule, i }))
-    .sort((a, b) => depth(a.rule.path) - depth(b.rule.path) || a.i - b.i)
-    .map((x) => x.rule);
+  return withoutCoveredHides(
+    all
+      .map((rule, i) => ({ rule, i }))
+      .sort((a, b) => depth(a.rule.path) - depth(b.rule.path) || a.i - b.i)
+      .map((x) => x.rule),
+  );
+}
+
+/**
+ * A hide whose nearest enclosing rule is a hidden folder hides nothing more: the path is already
+ * absent there. Dropped, or its empty mount point would be created inside that folder and name
+ * what the host has (`/run/docker.sock`, `~/.ssh` in a listing of the hidden home). Under a
+ * grant it stays (a grant of `~` or `/run` still leaves `~/.ssh` or `/run/docker.sock` hidden).
+ */
+function withoutCoveredHides(sorted: MountRule[]): MountRule[] {
+  return sorted.filter((rule, i) => {
+    if (rule.kind !== 'hide') return true;
+    let nearest: MountRule | undefined;
+    for (const r of sorted.slice(0, i)) if (r.path !== rule.path && rule.path.startsWith(r.path === '/' ? '/' : `${r.path}/`)) nearest = r;
+    return !(nearest?.kind === 'hide' && nearest.type === 'dir');
+  });
 }

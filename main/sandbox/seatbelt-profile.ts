@@ -7,6 +7,8 @@
 // outlive a SIGKILLed Gatehouse; an orderly stop still kills the process group), no network
 // namespace (so "the sandbox's own loopback" is the host's, and `loopback` allows outbound
 // connections only to the granted 127.0.0.1 ports; the proxy listens on a host port).
+// Unix sockets: no network-outbound rule names one, so under (deny default) connecting to any is
+// denied; the mount plan's hidden list (hidden-paths.ts, /private/var/run among it) denies reads.
 import type { MountRule } from './mount-plan';
 import type { SandboxNetwork } from './types';
 

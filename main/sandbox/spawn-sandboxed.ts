@@ -8,6 +8,7 @@ import { appRoot } from '../paths';
 import { resolveCommand } from '../supervisor/shell-path';
 import { prepareSandbox, SandboxUnavailableError, unconfined, type SandboxedCommand } from './sandbox-launch';
 import { SandboxConfigError } from './mount-plan';
+import { passwdHome } from './hidden-paths';
 import type { SandboxSpec } from './types';
 
 export type SandboxedRun = SandboxedCommand;
@@ -38,7 +39,7 @@ export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): S
   // A write grant that does not exist yet is a folder the profile wants (docs/sandbox.md).
   for (const w of spec.write) if (!existsSync(w)) mkdirSync(w, { recursive: true });
   const hostEnv = input.hostEnv ?? process.env;
-  // The home folders a prefix must never widen to: the one the sandbox hides, and this user's.
+  // The home folders a prefix must never widen to: the ones the sandbox hides, and this user's.
   const homes = homeDirs(hostEnv.HOME);
   const nodePath = process.versions.electron ? resolveCommand('node', input.searchPath, input.cwd) : process.execPath;
   return prepareSandbox({
@@ -81,7 +82,8 @@ export function installPrefix(command: string, home: readonly string[] = homeDir
 
 function homeDirs(home?: string): string[] {
   const dirs = new Set<string>();
-  for (const h of [home, process.env.HOME, os.homedir()]) {
+  // os.homedir() is $HOME; the passwd home is hidden too (hidden-paths.ts), so it counts here.
+  for (const h of [home, process.env.HOME, os.homedir(), passwdHome()]) {
     if (!h) continue;
     dirs.add(path.resolve(h));
     try {
