@@ -71,6 +71,15 @@ describe.runIf(roots.v1)('limits on a sandboxed server (cgroup v1, as root)', ()
 
     const agent = await connectHttp(launch);
     cleanups.push(() => agent.close());
+    const callOther = async (): Promise<number> => {
+      const t0 = performance.now();
+      const res = await agent.callTool({ name: 'other.run', arguments: { code: 'return 6 * 7' } });
+      expect(textOf(res)).toBe('42');
+      return performance.now() - t0;
+    };
+    const p50 = (xs: number[]): string => [...xs].sort((a, b) => a - b)[xs.length >> 1]!.toFixed(1);
+    const quiet: number[] = [];
+    for (let i = 0; i < 50; i++) quiet.push(await callOther());
     let peak = 0;
     const sampler = setInterval(() => {
       try {
@@ -83,10 +92,7 @@ describe.runIf(roots.v1)('limits on a sandboxed server (cgroup v1, as root)', ()
     // While the bomb goes off and is stopped, the other server answers every call.
     const latencies: number[] = [];
     while (bomb.status().state !== 'failed') {
-      const t0 = performance.now();
-      const res = await agent.callTool({ name: 'other.run', arguments: { code: 'return 6 * 7' } });
-      latencies.push(performance.now() - t0);
-      expect(textOf(res)).toBe('42');
+      latencies.push(await callOther());
       if (latencies.length > 2000) throw new Error(`bomb never stopped: ${bomb.status().state} ${bomb.status().reason}`);
     }
     clearInterval(sampler);
@@ -96,8 +102,8 @@ describe.runIf(roots.v1)('limits on a sandboxed server (cgroup v1, as root)', ()
     // It got to the cap (the kernel counts threads too) and not one task past it.
     expect(peak).toBeGreaterThan(200);
     expect(peak).toBeLessThanOrEqual(256);
-    latencies.sort((a, b) => a - b);
-    console.log(`[limits] fork bomb: peak ${peak} tasks in its cgroup; other server: ${latencies.length} calls, p50 ${latencies[latencies.length >> 1]!.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
+    // Recorded for docs/sandbox.md, never asserted (no timed assertions in tests).
+    console.log(`[limits] fork bomb: peak ${peak} tasks in its cgroup; other server: before ${quiet.length} calls p50 ${p50(quiet)} ms; during ${latencies.length} calls p50 ${p50(latencies)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
     const after = await agent.callTool({ name: 'other.run', arguments: { code: 'return "still here"' } });
     expect(textOf(after)).toBe('"still here"');
 
@@ -130,4 +136,22 @@ describe.runIf(roots.v1)('limits on a sandboxed server (cgroup v1, as root)', ()
     expect(inside).toMatch(new RegExp(`^\\d+:pids:.*/gatehouse/${process.pid}-${launch.id}/plain-1$`, 'm'));
     expect(inside).toMatch(new RegExp(`^\\d+:memory:.*/gatehouse/${process.pid}-${launch.id}/plain-1$`, 'm'));
   }, 60_000);
+
+  it('an agent terminal forking past its limit ends, with the reason written into it', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const forker = `const cp = require('child_process'); for (let i = 0; i < 200; i++) { const c = cp.spawn('/bin/sleep', ['600'], { stdio: 'ignore' }); c.on('error', () => {}); } setInterval(() => {}, 1000);`;
+    const file = writeProfile(tmp.dir, JSON.stringify({ name: 'agent-limits', workspace: './ws', agent: { preset: 'custom', command: process.execPath, args: ['-e', forker], autostart: false, limits: { processes: 32 } } }));
+    const host = new Host({ dataDir: path.join(tmp.dir, 'data'), env: { ...process.env } });
+    cleanups.push(() => host.shutdown());
+    const launch = await host.launch(file, { httpPort: 0 });
+    let output = '';
+    host.terminals.on('data', (_id, d) => (output += d));
+    const opened = await host.openTerminal(launch.id);
+    if ('unavailable' in opened) throw new Error(opened.unavailable);
+    expect(opened.sandbox?.limits).toBe('cgroup v1 · 32 processes · 2 GiB');
+    const session = host.terminals.get(opened.id)!;
+    await waitFor(() => session.status().exit !== undefined, { timeoutMs: 60_000, what: 'the terminal ended' });
+    await waitFor(() => output.includes('[gatehouse] stopped: reached its process limit (32)'), { what: 'the reason in the terminal' });
+  }, 120_000);
 });
