@@ -73,6 +73,18 @@ describe('the systemd scope (mechanism 1; no user systemd on this machine, so ar
     ]);
     expect(systemdScopeArgs({ processes: 256, memoryBytes: 2 * 1024 ** 3 }, 'u')).not.toContain('--property=CPUQuota=undefined%');
   });
+
+  it('is chosen first where the user systemd answers, wrapping the whole command line, prelude included', () => {
+    const plan = planLimits({ limits: { processes: 64, memoryBytes: 1024 ** 3 }, kind: 'bubblewrap', launch: 'l', name: 'files-1', hostEnv: {} }, { systemd: () => true, roots: () => ({ why: 'not asked' }) });
+    plans.push(plan);
+    expect(plan.mechanism).toBe('systemd-scope');
+    expect(plan.summary).toBe('systemd scope · 64 processes · 1 GiB');
+    expect(plan.outer?.command).toBe('/usr/bin/systemd-run');
+    expect(plan.outer?.args).toContain(`--unit=gatehouse-${process.pid}-l-files-1`);
+    expect(plan.prelude).toEqual({});
+    // A weaker mechanism asked for is used even where systemd answers.
+    expect(planLimits({ kind: 'bubblewrap', hostEnv: { GATEHOUSE_LIMITS: 'rlimit' } }, { systemd: () => true }).mechanism).toBe('rlimit');
+  });
 });
 
 describe.runIf(process.platform === 'linux' && process.getuid?.() === 0 && cgroupRoots().v1)('a cgroup of its own per run (root, cgroup v1)', () => {

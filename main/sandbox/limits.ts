@@ -51,7 +51,15 @@ export function describeLimits(l: SandboxLimits): string {
 
 let runCounter = 0;
 
-export function planLimits(req: LimitsRequest, roots: () => CgroupRoots = cgroupRoots): LimitsPlan {
+/** What this machine offers; tests stand in for a machine that is not this one (a user systemd). */
+export interface LimitsProbes {
+  roots?: () => CgroupRoots;
+  systemd?: (env: NodeJS.ProcessEnv) => boolean;
+}
+
+export function planLimits(req: LimitsRequest, probes: LimitsProbes = {}): LimitsPlan {
+  const roots = probes.roots ?? cgroupRoots;
+  const systemd = probes.systemd ?? systemdScopeAvailable;
   const limits = req.limits ?? DEFAULT_LIMITS;
   // `<host pid>-<launch>`: a later host can tell a dead host's folders (limits-cgroup.ts sweepStale).
   const launch = `${process.pid}-${req.launch ?? 'host'}`;
@@ -64,22 +72,21 @@ export function planLimits(req: LimitsRequest, roots: () => CgroupRoots = cgroup
 
   if (req.kind === 'seatbelt') return plain('none', limits, 'none: no limits on macOS yet', []);
 
-  if (allowed('systemd-scope') && systemdScopeAvailable(req.hostEnv)) {
+  if (allowed('systemd-scope') && systemd(req.hostEnv)) {
     const unit = scopeUnit(launch, name);
+    let pid: number | undefined;
     let check: CapCheck | undefined;
-    return {
-      ...plain('systemd-scope', limits, `systemd scope · ${describeLimits(limits)}`, []),
-      outer: { command: SYSTEMD_RUN, args: systemdScopeArgs(limits, unit) },
-      // systemd-run execs the command once the scope exists: its cgroup is found from the pid then.
-      watch: (pid, onExceeded) =>
-        poll(() => {
-          if (!check) {
-            const dir = scopeDirOf(pid);
-            if (dir?.endsWith(`/${unit}.scope`)) check = scopeCapCheck(dir, limits);
-          }
-          return check?.();
-        }, onExceeded),
+    // systemd-run execs the command once the scope exists: its cgroup is found from the pid then.
+    const scopeCheck: CapCheck = () => {
+      if (!check && pid !== undefined) {
+        const dir = scopeDirOf(pid);
+        if (dir?.endsWith(`/${unit}.scope`)) check = scopeCapCheck(dir, limits);
+      }
+      return check?.();
     };
+    const plan = plain('systemd-scope', limits, `systemd scope · ${describeLimits(limits)}`, []);
+    // --collect: the scope goes with its last process; nothing to remove.
+    return { ...watched(plan, scopeCheck, () => {}, (p) => (pid = p)), outer: { command: SYSTEMD_RUN, args: systemdScopeArgs(limits, unit) } };
   }
 
   const r = roots();
@@ -128,18 +135,21 @@ function plain(mechanism: LimitsMechanism, limits: SandboxLimits, summary: strin
 }
 
 function cgroupPlan(cg: RunCgroup, limits: SandboxLimits): LimitsPlan {
+  const plan = plain(cg.mechanism, limits, `${cg.mechanism === 'cgroup-v2' ? 'cgroup v2' : 'cgroup v1'} · ${describeLimits(limits)}`, cg.unenforced, { joinCgroups: cg.procs });
+  return watched(plan, cg.exceeded, () => scheduleRemoval(cg));
+}
+
+/** A plan whose run is watched for a cap while it runs, and checked once more as it ends. */
+function watched(plan: LimitsPlan, check: CapCheck, cleanup: () => void, onPid?: (pid: number) => void): LimitsPlan {
   let stopWatch: (() => void) | undefined;
   let report: ((reason: string) => void) | undefined;
   let disposed = false;
   return {
-    mechanism: cg.mechanism,
-    summary: `${cg.mechanism === 'cgroup-v2' ? 'cgroup v2' : 'cgroup v1'} · ${describeLimits(limits)}`,
-    limits,
-    prelude: { joinCgroups: cg.procs },
-    unenforced: cg.unenforced,
-    watch: (_pid, onExceeded) => {
+    ...plan,
+    watch: (pid, onExceeded) => {
+      onPid?.(pid);
       report = once(onExceeded);
-      stopWatch = poll(cg.exceeded, report);
+      stopWatch = poll(check, report);
     },
     dispose: () => {
       if (disposed) return;
@@ -147,9 +157,9 @@ function cgroupPlan(cg: RunCgroup, limits: SandboxLimits): LimitsPlan {
       stopWatch?.();
       // A run the OOM killer ended exits before the next poll: read the counters one last time,
       // synchronously, so the supervisor learns why before it decides about a restart.
-      const last = cg.exceeded();
+      const last = check();
       if (last) report?.(last);
-      scheduleRemoval(cg);
+      cleanup();
     },
   };
 }
