@@ -100,10 +100,10 @@ export function planLimits(req: LimitsRequest, probes: LimitsProbes = {}): Limit
 
   if (allowed('rlimit') && process.platform === 'linux' && existsSync(PRLIMIT)) {
     const because = notes.length ? ` (no cgroup: ${notes.join('; ')})` : '';
-    if (req.kind === 'off') {
-      // Outside a user namespace RLIMIT_NPROC counts every process of the user (their whole
-      // desktop), not this server's: a cap of 256 would refuse a fork to someone with 300 open.
-      return plain('rlimit', limits, `rlimit · ${formatBytes(limits.memoryBytes)} address space${because}`, [`processes: not capped (sandbox: off has no user namespace to count them in)`], {
+    if (req.kind !== 'bubblewrap') {
+      // Outside a user namespace (sandbox: off, landlock) RLIMIT_NPROC counts every process of
+      // the user (their whole desktop), not this run's: 256 would refuse a fork to someone with 300.
+      return plain('rlimit', limits, `rlimit · ${formatBytes(limits.memoryBytes)} address space${because}`, [`processes: not capped (no user namespace of its own to count them in)`], {
         rlimits: { addressSpaceBytes: limits.memoryBytes },
       });
     }

@@ -132,6 +132,11 @@ describe.runIf(roots.v1)('limits on a sandboxed server (cgroup v1, as root)', ()
     const { launch } = await launchWith({ plain: probe({ sandbox: 'off', limits: { processes: 64, cpu: 50 } }) });
     const plain = launch.supervisor.get('plain')!;
     expect(plain.status().sandbox).toMatchObject({ mode: 'off', limits: 'cgroup v1 · 64 processes · 2 GiB · cpu 50%' });
+    if (roots.v1!.cpu) {
+      const cpuDir = path.join(roots.v1!.cpu, `${process.pid}-${launch.id}`, 'plain-1');
+      expect(readFileSync(path.join(cpuDir, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('50000');
+      expect(readFileSync(path.join(cpuDir, 'cpu.cfs_period_us'), 'utf8').trim()).toBe('100000');
+    }
     const inside = JSON.parse(textOf(await plain.client!.callTool({ name: 'run', arguments: { code: `return fs.readFileSync('/proc/self/cgroup', 'utf8')` } }))) as string;
     expect(inside).toMatch(new RegExp(`^\\d+:pids:.*/gatehouse/${process.pid}-${launch.id}/plain-1$`, 'm'));
     expect(inside).toMatch(new RegExp(`^\\d+:memory:.*/gatehouse/${process.pid}-${launch.id}/plain-1$`, 'm'));
