@@ -103,7 +103,7 @@ export function planLimits(req: LimitsRequest, probes: LimitsProbes = {}): Limit
     if (req.kind !== 'bubblewrap') {
       // Outside a user namespace (sandbox: off, landlock) RLIMIT_NPROC counts every process of
       // the user (their whole desktop), not this run's: 256 would refuse a fork to someone with 300.
-      return plain('rlimit', limits, `rlimit · ${formatBytes(limits.memoryBytes)} address space${because}`, [`processes: not capped (no user namespace of its own to count them in)`], {
+      return plain('rlimit', limits, `rlimit · ${formatBytes(limits.memoryBytes)} address space${because}`, ['processes: not capped (no user namespace of its own to count them in)', ...rlimitGaps(limits)], {
         rlimits: { addressSpaceBytes: limits.memoryBytes },
       });
     }
