@@ -128,6 +128,16 @@ describe.runIf(roots.v1)('limits on a sandboxed server (cgroup v1, as root)', ()
     await waitFor(() => !existsSync(dirs.memory), { what: 'the run cgroup removed' });
   }, 120_000);
 
+  it('2 GiB written into its private /tmp (tmpfs, memory) count against the same cap', async () => {
+    const { launch } = await launchWith({ writer: probe({ limits: { memory: '512MiB' } }) });
+    const writer = launch.supervisor.get('writer')!;
+    const code = `const b = Buffer.alloc(16 * 1024 * 1024, 1); let n = 0; for (; n < 128; n++) fs.appendFileSync('/tmp/big', b); return n * 16 + ' MiB written';`;
+    const answer = await writer.client!.callTool({ name: 'run', arguments: { code } }).then(textOf, (err: Error) => `ERR ${err.message}`);
+    expect(answer).not.toBe('"2048 MiB written"');
+    await waitFor(() => writer.status().state === 'failed', { timeoutMs: 60_000, what: 'writer failed' });
+    expect(writer.status().reason).toMatch(/^stopped: reached its memory limit \(512 MiB\)/);
+  }, 120_000);
+
   it('sandbox: off gets the same cgroup', async () => {
     const { launch } = await launchWith({ plain: probe({ sandbox: 'off', limits: { processes: 64, cpu: 50 } }) });
     const plain = launch.supervisor.get('plain')!;
