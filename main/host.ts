@@ -33,6 +33,7 @@ import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from '
 import { resolveSearchPath } from './supervisor/shell-path';
 import { TrustStore } from './trust/pin-store';
 import { TrustGuard } from './trust/trust-guard';
+import { cgroupsRemoved } from './sandbox/limits';
 
 export interface HostOptions {
   dataDir?: string;
@@ -399,6 +400,8 @@ export class Host extends EventEmitter<HostEvents> {
     this.closed = true;
     await Promise.all([...this.launches.keys()].map((id) => this.stop(id, reason)));
     this.terminals.closeAll();
+    // Each run's cgroup goes once its processes have (main/sandbox/limits.ts): none left behind.
+    await cgroupsRemoved();
     // Closing the buses hands every subscriber (the audit writer first of all) what it still had
     // waiting; the host's own subscriptions are removed after that.
     this.tap.close();

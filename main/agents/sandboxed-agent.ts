@@ -15,6 +15,8 @@ export interface AgentSandboxContext {
   searchPath: string;
   /** The agent's generated files (its MCP config with its token): visible read-only inside. */
   runDir: string;
+  /** Names the terminal's cgroup folder `gatehouse/<launch>/<name>` (main/sandbox/limits.ts). */
+  limitsGroup?: { launch: string; name: string };
 }
 
 /** Throws SandboxUnavailableError / SandboxConfigError (see isPermanentSandboxError) when it cannot be had. */
@@ -37,6 +39,7 @@ export function sandboxAgent(spec: AgentSpec, prepared: Extract<PreparedAgent, {
     internalRead: [ctx.runDir],
     // A pty cannot pass the seccomp fd; an agent's network is never `none` anyway (the gateway).
     canPassFds: false,
+    limitsGroup: ctx.limitsGroup,
   });
-  return { run, summary: summarizeSandbox(sandbox) };
+  return { run, summary: { ...summarizeSandbox(sandbox), limits: run.limits.summary } };
 }

@@ -128,6 +128,7 @@ export class TerminalManager extends EventEmitter<Events> {
         hostEnv: this.opts.hostEnv,
         searchPath: await this.opts.searchPath(),
         runDir,
+        limitsGroup: { launch: launch.launchId, name: `terminal-${id}` },
       }));
       session = new TerminalSession(this.backend, {
         id,
@@ -147,6 +148,13 @@ export class TerminalManager extends EventEmitter<Events> {
       throw err;
     }
     const sandboxRun = boxed;
+    // At a cap (limits.ts) the terminal ends, saying why in it: no restart, a person opens another.
+    if (session.pid !== undefined) {
+      boxed.watch?.(session.pid, (why) => {
+        this.emit('data', id, `\r\n[gatehouse] stopped: ${why}\r\n`);
+        session.kill('SIGKILL');
+      });
+    }
     const entry: Entry = {
       launchId: launch.launchId,
       preset: spec.preset,

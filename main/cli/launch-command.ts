@@ -34,14 +34,21 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
     }
     let boxed: ReturnType<typeof sandboxAgent>;
     try {
-      boxed = sandboxAgent(spec, prepared, { gatewayUrl: launch.endpoint!.url, workspace: launch.profile.workspace, dataDir: host.dataDir, hostEnv: process.env, searchPath, runDir });
+      boxed = sandboxAgent(spec, prepared, { gatewayUrl: launch.endpoint!.url, workspace: launch.profile.workspace, dataDir: host.dataDir, hostEnv: process.env, searchPath, runDir, limitsGroup: { launch: launch.id, name: 'agent' } });
     } catch (err) {
       log(`gatehouse: agent not started: ${(err as Error).message}`);
       return 1;
     }
     sandboxRun = boxed.run;
-    log(`gatehouse: starting ${prepared.title} (${prepared.command}) in ${prepared.cwd}; sandbox ${boxed.summary.summary}`);
+    log(`gatehouse: starting ${prepared.title} (${prepared.command}) in ${prepared.cwd}; sandbox ${boxed.summary.summary}; limits ${boxed.summary.limits ?? 'none'}`);
     const child = spawn(boxed.run.command, boxed.run.args, { cwd: prepared.cwd, env: boxed.run.env, stdio: 'inherit' });
+    // At a cap (main/sandbox/limits.ts) the agent ends, and this terminal says why.
+    if (child.pid !== undefined) {
+      boxed.run.watch?.(child.pid, (why) => {
+        log(`gatehouse: agent stopped: ${why}`);
+        child.kill('SIGKILL');
+      });
+    }
     return await new Promise<number>((resolve) => {
       child.on('error', (err) => {
         log(`gatehouse: agent failed to start: ${err.message}`);

@@ -192,7 +192,7 @@ describe('loadProfileFile: broken profiles say file:line:column and what was exp
     expect(errorsOf([...HEAD, 'polcy: {}', 'agent: { preset: x, shell: y }'])).toEqual([
       expect.stringMatching(/^demo\.yaml:4:1 polcy: unknown key 'polcy' \(expected one of name, .*did you mean 'policy'\?$/),
       "demo.yaml:5:18 agent.preset: expected one of claude-code, codex, gemini, shell, custom, got 'x'",
-      expect.stringMatching(/^demo\.yaml:5:21 agent\.shell: unknown key 'shell' \(expected one of preset, command, args, env, inherit_env, cwd, autostart, sandbox\)$/),
+      expect.stringMatching(/^demo\.yaml:5:21 agent\.shell: unknown key 'shell' \(expected one of preset, command, args, env, inherit_env, cwd, autostart, sandbox, limits\)$/),
     ]);
   });
 

@@ -194,6 +194,45 @@ describe('resolveProfile', () => {
     expect(() => resolveLines(['workspace: ws', 'servers:', '  h: { url: "http://x", sandbox: off }'])).toThrow(/unknown key 'sandbox'/);
   });
 
+  it('limits: sizes in MiB/GiB or bytes, defaults for what is left out, on sandbox: off and the agent too', () => {
+    const p = resolveLines([
+      'workspace: ws',
+      'servers:',
+      '  a: { command: x, limits: { processes: 64, memory: 512MiB, cpu: 50 } }',
+      '  b: { command: x, sandbox: off, limits: { memory: 1.5GiB } }',
+      '  c: { builtin: workspace-tools, limits: { memory: 1073741824 } }',
+      '  d: { command: x }',
+      'agent: { preset: shell, limits: { processes: 512 } }',
+    ]);
+    const [a, b, c, d] = p.servers as StdioServerSpec[];
+    expect(a!.sandbox.limits).toEqual({ processes: 64, memoryBytes: 512 * 1024 ** 2, cpuPercent: 50 });
+    expect(b!.sandbox).toMatchObject({ mode: 'off', limits: { processes: 256, memoryBytes: 1.5 * 1024 ** 3 } });
+    expect(c!.sandbox.limits).toEqual({ processes: 256, memoryBytes: 1024 ** 3 });
+    // Absent: DEFAULT_LIMITS apply (main/sandbox/types.ts).
+    expect(d!.sandbox.limits).toBeUndefined();
+    expect(p.agent?.sandbox).toEqual({ mode: 'strict', write: [], read: [], hostPorts: [], limits: { processes: 512, memoryBytes: 2 * 1024 ** 3 } });
+  });
+
+  it('limits: a size without a unit it knows, too few processes or no cpu are refused with file:line', () => {
+    expect(
+      resolveErrors([
+        'workspace: ws',
+        'servers:',
+        '  a: { command: x, limits: { memory: 2 gigs } }',
+        '  b: { command: x, limits: { memory: 2GB, processes: 4 } }',
+        '  c: { command: x, limits: { cpu: 0, disk: 1 } }',
+        '  d: { command: x, limits: { memory: 1MiB } }',
+      ]),
+    ).toEqual([
+      "demo.yaml:3:38 servers.a.limits.memory: expected a size like 512MiB, 2GiB or a number of bytes, at least 16MiB, got '2 gigs'",
+      "demo.yaml:4:38 servers.b.limits.memory: expected a size like 512MiB, 2GiB or a number of bytes, at least 16MiB, got '2GB'",
+      'demo.yaml:4:54 servers.b.limits.processes: processes counts threads too (node alone runs about 11), so at least 16, got 4',
+      'demo.yaml:5:35 servers.c.limits.cpu: cpu is a percent of one core (50 = half a core, 200 = two cores), above 0, got 0',
+      "demo.yaml:5:38 servers.c.limits.disk: unknown key 'disk' (expected one of processes, memory, cpu)",
+      "demo.yaml:6:38 servers.d.limits.memory: expected a size like 512MiB, 2GiB or a number of bytes, at least 16MiB, got '1MiB'",
+    ]);
+  });
+
   it('${data} and ${env:…} work in workspace itself, relative to the profile file', () => {
     fs.mkdirSync(path.join(dataDir, 'w'), { recursive: true });
     const p = resolveLines(['workspace: "${data}/w"']);

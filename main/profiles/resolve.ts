@@ -9,8 +9,8 @@ import { EnvSecretProvider, type SecretProvider } from '../secrets/provider';
 import { expandString, type ExpandContext } from './expand';
 import type { LoadedProfile } from './loader';
 import { ProfileError, type ProfileIssue } from './profile-error';
-import type { SandboxRaw, ServerRaw } from './schema';
-import type { AgentSandboxSpec, SandboxNetwork, SandboxSpec } from '../sandbox/types';
+import type { LimitsRaw, SandboxRaw, ServerRaw } from './schema';
+import { DEFAULT_LIMITS, type AgentSandboxSpec, type SandboxLimits, type SandboxNetwork, type SandboxSpec } from '../sandbox/types';
 import type { AgentSpec, PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec, WorkspaceSource } from './types';
 
 /** Env/header names whose values are treated as secret even when written literally. */
@@ -90,9 +90,10 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
 
   const home = env.HOME || os.homedir();
   /** `sandbox:` → spec; paths: `~/` is $HOME, `${…}` expands, relative is relative to the workspace. */
-  const sandboxOf = (p: PropertyKey[], raw: SandboxRaw | undefined): AgentSandboxSpec => {
-    if (raw === undefined || raw === 'strict') return { mode: 'strict', write: [], read: [], hostPorts: [] };
-    if (raw === 'off') return { mode: 'off', write: [], read: [], hostPorts: [] };
+  const sandboxOf = (p: PropertyKey[], raw: SandboxRaw | undefined, limitsRaw?: LimitsRaw): AgentSandboxSpec => {
+    const limits = limitsRaw ? { limits: limitsOf(limitsRaw) } : {};
+    if (raw === undefined || raw === 'strict') return { mode: 'strict', write: [], read: [], hostPorts: [], ...limits };
+    if (raw === 'off') return { mode: 'off', write: [], read: [], hostPorts: [], ...limits };
     const paths = (field: 'write' | 'read') =>
       raw[field].map((v, i) => {
         const e = str([...p, field, i], v);
@@ -103,10 +104,10 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     if (raw.host_ports.length > 0 && network?.kind === 'none') {
       issues.push(loaded.issueAt([...p, 'host_ports'], 'host_ports needs network: loopback or {allow: [...]} (network: none reaches no port of the host)'));
     }
-    return { mode: raw.mode, write: paths('write'), read: paths('read'), hostPorts: raw.host_ports, ...(network ? { network } : {}) };
+    return { mode: raw.mode, write: paths('write'), read: paths('read'), hostPorts: raw.host_ports, ...(network ? { network } : {}), ...limits };
   };
-  const serverSandbox = (p: PropertyKey[], raw: SandboxRaw | undefined): SandboxSpec => {
-    const s = sandboxOf(p, raw);
+  const serverSandbox = (p: PropertyKey[], raw: SandboxRaw | undefined, limitsRaw?: LimitsRaw): SandboxSpec => {
+    const s = sandboxOf(p, raw, limitsRaw);
     return { ...s, network: s.network ?? { kind: 'none' } };
   };
 
@@ -144,7 +145,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
         cwd: path.resolve(workspace, str([...p, 'cwd'], s.cwd)),
         framing: s.framing,
         trust: s.trust,
-        sandbox: serverSandbox([...p, 'sandbox'], s.sandbox),
+        sandbox: serverSandbox([...p, 'sandbox'], s.sandbox, s.limits),
       };
     }
     if ('url' in s) {
@@ -169,7 +170,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       env: map([...p, 'env'], s.env),
       inheritEnv: s.inherit_env,
       options: deep([...p, 'options'], s.options) as Record<string, unknown>,
-      sandbox: builtinSandbox(serverSandbox([...p, 'sandbox'], s.sandbox), s.sandbox, deep([...p, 'options'], s.options)),
+      sandbox: builtinSandbox(serverSandbox([...p, 'sandbox'], s.sandbox, s.limits), s.sandbox, deep([...p, 'options'], s.options)),
     };
   });
 
@@ -182,7 +183,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
         inheritEnv: raw.agent.inherit_env,
         cwd: path.resolve(workspace, str(['agent', 'cwd'], raw.agent.cwd)),
         autostart: raw.agent.autostart,
-        ...(raw.agent.sandbox !== undefined ? { sandbox: sandboxOf(['agent', 'sandbox'], raw.agent.sandbox) } : {}),
+        ...(raw.agent.sandbox !== undefined || raw.agent.limits ? { sandbox: sandboxOf(['agent', 'sandbox'], raw.agent.sandbox, raw.agent.limits) } : {}),
       }
     : undefined;
 
@@ -230,6 +231,11 @@ function builtinSandbox(spec: SandboxSpec, raw: SandboxRaw | undefined, options:
   const hosts = (options as { http?: { allow_hosts?: unknown } } | undefined)?.http?.allow_hosts;
   if (spec.mode === 'off' || networkGiven || !Array.isArray(hosts) || hosts.length === 0) return spec;
   return { ...spec, network: { kind: 'allow', hosts: hosts.filter((h): h is string => typeof h === 'string') } };
+}
+
+/** `limits:` with the defaults for what it leaves out (cpu: no cap unless written). */
+function limitsOf(raw: LimitsRaw): SandboxLimits {
+  return { processes: raw.processes ?? DEFAULT_LIMITS.processes, memoryBytes: raw.memory ?? DEFAULT_LIMITS.memoryBytes, ...(raw.cpu !== undefined ? { cpuPercent: raw.cpu } : {}) };
 }
 
 function restartPolicy(s: ServerRaw): RestartPolicy {

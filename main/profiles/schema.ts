@@ -76,6 +76,49 @@ export const SandboxSchema = z
   .union([z.enum(['strict', 'off']), sandboxObject])
   .describe('The OS sandbox this process runs in (docs/sandbox.md). Default: strict (read-only system, workspace writable, credentials and Gatehouse\'s data hidden, no network).');
 
+// `limits:` (docs/sandbox.md "Limits"): caps on the process tree of a server or the agent, under
+// every sandbox kind, `sandbox: off` included. Absent keys keep the defaults (256 processes,
+// 2 GiB, no CPU cap: main/sandbox/types.ts DEFAULT_LIMITS).
+const SIZE_RE = /^(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|TiB)$/;
+const SIZE_UNITS: Record<string, number> = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 };
+/** Below this nothing starts (node 20 alone touches ~40 MiB), so a smaller cap is a typo. */
+const MIN_MEMORY = 16 * 1024 ** 2;
+/** `512MiB`, `2GiB`, `1.5GiB` or a number of bytes → bytes; undefined when it is none of those. */
+export function parseMemorySize(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  const m = typeof v === 'string' ? SIZE_RE.exec(v.trim()) : null;
+  return m ? Math.floor(Number(m[1]) * SIZE_UNITS[m[2]!]!) : undefined;
+}
+
+export const LimitsSchema = z
+  .strictObject({
+    processes: z
+      .number()
+      .int()
+      .min(16, { error: (iss) => `processes counts threads too (node alone runs about 11), so at least 16, got ${quoted(iss.input)}` })
+      .optional()
+      .describe('Most processes and threads at once (default 256).'),
+    memory: z
+      .union([z.number(), z.string()])
+      .transform((v, ctx) => {
+        const bytes = parseMemorySize(v);
+        if (bytes === undefined || bytes < MIN_MEMORY) {
+          ctx.addIssue({ code: 'custom', message: `expected a size like 512MiB, 2GiB or a number of bytes, at least 16MiB, got ${quoted(v)}`, input: v });
+          return z.NEVER;
+        }
+        return bytes;
+      })
+      .optional()
+      .describe('Most memory: `512MiB`, `2GiB` or a number of bytes (default 2GiB).'),
+    cpu: z
+      .number()
+      .positive({ error: (iss) => `cpu is a percent of one core (50 = half a core, 200 = two cores), above 0, got ${quoted(iss.input)}` })
+      .max(100_000)
+      .optional()
+      .describe('CPU as a percent of one core (default: no CPU cap).'),
+  })
+  .describe('Caps on what the process tree may use, enforced by a cgroup where Gatehouse can have one, else rlimits (docs/sandbox.md).');
+
 const serverCommon = {
   description: z.string().optional(),
   disabled: z.boolean().default(false).describe('Listed but never started.'),
@@ -104,6 +147,7 @@ export const StdioServerSchema = z
     framing: z.enum(['auto', 'line', 'content-length']).default('auto').describe('stdio framing: auto-detected, newline-delimited or Content-Length.'),
     trust: trustMode,
     sandbox: SandboxSchema.optional(),
+    limits: LimitsSchema.optional(),
     ...serverCommon,
   })
   .describe('A stdio MCP server started as a child process.');
@@ -151,6 +195,7 @@ export const BuiltinServerSchema = z
     env: envMap.default({}),
     inherit_env: inheritEnv.default([]),
     sandbox: SandboxSchema.optional(),
+    limits: LimitsSchema.optional(),
     ...serverCommon,
   })
   .describe('A server built into Gatehouse.');
@@ -225,6 +270,7 @@ const agent = z
     cwd: z.string().default('${workspace}').describe('Working directory; relative paths are relative to the workspace.'),
     autostart: z.boolean().default(true).describe('Start the agent in a terminal when the profile is launched.'),
     sandbox: SandboxSchema.optional().describe('The OS sandbox of the agent\'s terminal. Default: strict, with what the preset\'s CLI needs (its config folder, its model API hosts) and the gateway port.'),
+    limits: LimitsSchema.optional(),
   })
   .refine((a) => a.preset !== 'custom' || a.command !== undefined, { message: 'preset custom needs a command', path: ['command'] })
   .describe('The agent to start with this profile, in a terminal wired to the gateway.');
@@ -299,3 +345,4 @@ export type ProfileRaw = z.output<typeof ProfileSchema>;
 export type ServerRaw = z.output<typeof ServerSchema>;
 export type PolicyRuleRaw = z.output<typeof PolicyRuleSchema>;
 export type SandboxRaw = z.output<typeof SandboxSchema>;
+export type LimitsRaw = z.output<typeof LimitsSchema>;

@@ -32,5 +32,6 @@ export function agentSandboxSpec(opts: {
     read: base.read,
     network,
     hostPorts: [...new Set([...base.hostPorts, ...(gatewayPort ? [gatewayPort] : [])])],
+    ...(base.limits ? { limits: base.limits } : {}),
   };
 }

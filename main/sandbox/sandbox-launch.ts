@@ -17,6 +17,7 @@ import { seatbeltProfile } from './seatbelt-profile';
 import type { LimitsMechanism, SandboxKind, SandboxSpec } from './types';
 import { noNetworkSeccomp } from './seccomp';
 import { withPrelude, type PreludeSteps } from './launch-prelude';
+import { planLimits, type LimitsPlan, type LimitsRequest } from './limits';
 
 export class SandboxUnavailableError extends Error {
   constructor(
@@ -49,6 +50,8 @@ export interface SandboxLaunchInput {
    * seccomp filter of `network: none`.
    */
   canPassFds?: boolean;
+  /** Names the run's cgroup folder `gatehouse/<launch>/<name>` (limits.ts); defaults name the host process. */
+  limitsGroup?: { launch: string; name: string };
 }
 
 export interface SandboxedCommand {
@@ -96,7 +99,7 @@ function proxyEnv(url: string): Record<string, string> {
 
 export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
   const { spec } = input;
-  if (spec.mode === 'off') return unconfined(input.command, input.args, input.env);
+  if (spec.mode === 'off') return unconfined(input.command, input.args, input.env, { limits: spec.limits, hostEnv: input.hostEnv, ...input.limitsGroup });
   const platform = input.platform ?? process.platform;
   const avail: SandboxAvailability = sandboxAvailability(input.hostEnv, platform);
   if (!avail.ok) throw new SandboxUnavailableError(avail.reason, avail.fix);
@@ -128,7 +131,14 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
     if (bridges.proxyPort !== undefined) Object.assign(env, proxyEnv(`http://127.0.0.1:${bridges.proxyPort}`));
   }
   let filter: { fd: number; dir: string } | undefined;
+  let plan: LimitsPlan | undefined;
   try {
+    plan = planLimits({ limits: spec.limits, kind: 'bubblewrap', hostEnv: input.hostEnv, ...input.limitsGroup });
+    // RLIMIT_NPROC must be set inside bwrap's user namespace to count only the sandbox (limits.ts).
+    if (plan.inner) {
+      args = [...plan.inner.args, command, ...args];
+      command = plan.inner.command;
+    }
     const program = spec.network.kind === 'none' && input.canPassFds !== false ? noNetworkSeccomp() : undefined;
     if (program) {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-seccomp-'));
@@ -140,32 +150,54 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
     const opened = filter;
     // Steps that must hold before bwrap runs (launch-prelude.ts): the limits' cgroups and
     // rlimits, and the seccomp filter as fd 3 where the spawner cannot pass fds (a pty).
-    const prelude: PreludeSteps = {};
-    const launched = withPrelude(avail.bwrap, argv, prelude);
+    const prelude: PreludeSteps = { ...plan.prelude };
+    const launched = outerLimits(plan, withPrelude(avail.bwrap, argv, prelude));
+    const limits = plan;
     return {
       command: launched.command,
       args: launched.args,
       env,
       sandboxed: true,
       kind: 'bubblewrap',
-      unenforced: [],
-      limits: { mechanism: 'none', summary: 'none: not enforced yet' },
+      unenforced: limits.unenforced.map((l) => `limits: ${l}`),
+      limits: { mechanism: limits.mechanism, summary: limits.summary },
+      watch: limits.watch,
       extraFds: opened ? [opened.fd] : [],
       dispose: () => {
+        limits.dispose();
         bridges?.close();
         if (opened) closeFilter(opened);
       },
     };
   } catch (err) {
+    plan?.dispose();
     bridges?.close();
     if (filter) closeFilter(filter);
     throw err;
   }
 }
 
-/** `sandbox: off`: the command as it is (limits still apply once they are enforced). */
-export function unconfined(command: string, args: string[], env: Record<string, string>): SandboxedCommand {
-  return { command, args, env, sandboxed: false, kind: 'off', unenforced: ['sandbox: off in the profile: runs unconfined'], limits: { mechanism: 'none', summary: 'none: not enforced yet' }, extraFds: [], dispose: () => {} };
+/** `sandbox: off`: the command as it is, under the same limits (a cgroup, else RLIMIT_AS). */
+export function unconfined(command: string, args: string[], env: Record<string, string>, limitsReq: Omit<LimitsRequest, 'kind'> = { hostEnv: process.env }): SandboxedCommand {
+  const plan = planLimits({ ...limitsReq, kind: 'off' });
+  const launched = outerLimits(plan, withPrelude(command, args, { ...plan.prelude }));
+  return {
+    command: launched.command,
+    args: launched.args,
+    env,
+    sandboxed: false,
+    kind: 'off',
+    unenforced: ['sandbox: off in the profile: runs unconfined', ...plan.unenforced.map((l) => `limits: ${l}`)],
+    limits: { mechanism: plan.mechanism, summary: plan.summary },
+    watch: plan.watch,
+    extraFds: [],
+    dispose: plan.dispose,
+  };
+}
+
+/** systemd-run's scope goes around everything, the prelude included. */
+function outerLimits(plan: LimitsPlan, c: { command: string; args: string[] }): { command: string; args: string[] } {
+  return plan.outer ? { command: plan.outer.command, args: [...plan.outer.args, c.command, ...c.args] } : c;
 }
 
 function closeFilter(f: { fd: number; dir: string }): void {
@@ -197,7 +229,7 @@ function prepareSeatbelt(input: SandboxLaunchInput, sandboxExec: string, home: s
     sandboxed: true,
     kind: 'seatbelt',
     unenforced: ['no PID namespace: a setsid daemon can outlive a killed Gatehouse'],
-    limits: { mechanism: 'none', summary: 'none: not enforced yet' },
+    limits: { mechanism: 'none', summary: 'none: no limits on macOS yet' },
     extraFds: [],
     dispose: () => rmSync(tmpDir, { recursive: true, force: true }),
   };

@@ -26,6 +26,8 @@ export interface SpawnSandboxedInput {
   log?: (line: string) => void;
   /** False for a pty (node-pty cannot pass extra fds): no seccomp filter then. */
   canPassFds?: boolean;
+  /** The run's cgroup folder `gatehouse/<launch>/<name>` (limits.ts). */
+  limitsGroup?: { launch: string; name: string };
 }
 
 /** Restarting cannot make bubblewrap appear or a grant valid: the supervisor fails at once. */
@@ -34,7 +36,7 @@ export function isPermanentSandboxError(err: unknown): boolean {
 }
 
 export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): SandboxedRun {
-  if (spec.mode === 'off') return unconfined(input.command, input.args, input.env);
+  if (spec.mode === 'off') return unconfined(input.command, input.args, input.env, { limits: spec.limits, hostEnv: input.hostEnv ?? process.env, ...input.limitsGroup });
   if (!input.dataDir) throw new SandboxConfigError('sandbox: the spawn path did not say where Gatehouse\'s data directory is, so it cannot be hidden');
   // A write grant that does not exist yet is a folder the profile wants (docs/sandbox.md).
   for (const w of spec.write) if (!existsSync(w)) mkdirSync(w, { recursive: true });
@@ -58,6 +60,7 @@ export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): S
     canPassFds: input.canPassFds,
     internalRead: [...(input.internalRead ?? []), appRoot(), installPrefix(input.command, homes), installPrefix(nodePath, homes), ...interpreterPrefixes(input.command, input.searchPath, homes), input.cwd],
     log: input.log,
+    limitsGroup: input.limitsGroup,
   });
 }
 

@@ -50,4 +50,6 @@ export interface RunInfo {
   command: string;
   cwd?: string;
   startedAt: number;
+  /** How the run's limits are enforced, one line ("cgroup v1 · 256 processes · 2 GiB"). */
+  limits?: string;
 }

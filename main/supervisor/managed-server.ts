@@ -21,7 +21,8 @@ import { killRunGroup, spawnServerChild } from './run-command';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import { HttpLiveness, openHttpTransport } from './http-upstream';
 import { StdoutFaults } from './stdout-faults';
-import { backoffDelay, StartupTimeoutError, waitGroupGone, withTimeout } from './run-timing';
+import { StartupTimeoutError, waitGroupGone, withTimeout } from './run-timing';
+import { decideRestart } from './restart-decision';
 import type { ExitInfo, ServerEraInfo, ServerState, ServerStatus, UpstreamClient } from './types';
 import { GATEWAY_CLIENT_INFO, type NewEraPort } from './new-era-client';
 import { openNewEraRun } from './new-era-run';
@@ -137,7 +138,7 @@ export class ManagedServer extends EventEmitter<Events> {
       command: this.currentRun?.command ?? this.describeCommand(), cwd: this.currentRun?.cwd, startedAt: this.startedAt, readyAt: this.readyAt,
       nextRestartAt: this.nextRestartAt, lastExit: this.lastExit, exits: this.exits.list(), stderrRing: this.stderrRing, protocolFaults: this.protocolFaults,
       ready: ready ? { client: this.currentClient, protocolVersion: this.protocolVersion, era: this.eraInfo, toolCount: this.toolList.length } : undefined,
-      auth: this.opts.oauth?.status(),
+      auth: this.opts.oauth?.status(), limits: this.currentRun?.limits,
     });
   }
 
@@ -226,6 +227,7 @@ export class ManagedServer extends EventEmitter<Events> {
     this.eraInfo = undefined;
     // A run that fails before it spawns must not report the previous run's info as its own.
     this.currentRun = undefined;
+    this.capReached = undefined;
     this.setState('starting', this.run === 1 ? 'launching' : `restart ${this.attempt} of ${this.spec.restart.maxRestarts}`);
     let client: UpstreamClient;
     try {
@@ -319,6 +321,7 @@ export class ManagedServer extends EventEmitter<Events> {
     const { child, boxed, runInfo } = spawnServerChild(spec, this.opts, run, this.startedAt, {
       log: (line) => this.appendStderr(run, line),
       exited: (reason, code, signal) => this.endRun(run, { code, signal, reason }),
+      capReached: (why) => this.onCapReached(run, why),
     });
     this.sandboxRun = boxed;
     this.child = child;
@@ -437,7 +440,15 @@ export class ManagedServer extends EventEmitter<Events> {
   private sandboxRun: SandboxedRun | undefined;
   /** Set when restarting cannot help (the command does not exist): fail at once. */
   private permanentFailure = false;
-
+  /** Set when the run reached a limit (restart-decision.ts: failed, no restart loop). */
+  private capReached: string | undefined;
+  /** The run hit a cap (also called from endRun's dispose, when the OOM killer ended it first). */
+  private onCapReached(run: number, why: string): void {
+    if (run !== this.run || this.capReached) return;
+    this.capReached = this.pendingEndReason = `stopped: ${why}`;
+    this.appendStderr(run, `[gatehouse] ${this.capReached}`);
+    if (!this.runEnded.has(run) && this.pgid !== undefined) this.killGroup(this.pgid, 'SIGKILL');
+  }
 
   private onConnectionClosed(run: number): void {
     if (run !== this.run || this.stopping || this.runEnded.has(run)) return;
@@ -454,7 +465,6 @@ export class ManagedServer extends EventEmitter<Events> {
   /** framing: auto — how to write until the server has spoken; flips after a silent startup timeout. */
   private autoWriteFraming: 'line' | 'content-length' = 'line';
   private heardFromRun = false;
-
   /** SIGTERM (then SIGKILL) the run's group if it has not exited on its own shortly. */
   private killLater(run: number, why: string): void {
     const pgid = this.pgid;
@@ -528,30 +538,20 @@ export class ManagedServer extends EventEmitter<Events> {
       this.settleWaiters();
       return;
     }
-    if (this.permanentFailure) {
-      this.permanentFailure = false;
-      this.setState('failed', `${reason}; not restarted (restarting cannot fix this)`);
+    const next = decideRestart({ reason, uptimeMs, attempt: this.attempt, policy: this.spec.restart, permanent: this.permanentFailure, capReached: this.capReached, stderrTail: this.stderrRing });
+    [this.permanentFailure, this.capReached, this.attempt] = [false, undefined, next.attempt];
+    if (next.state === 'failed') {
+      this.setState('failed', next.reason);
       this.settleWaiters();
       return;
     }
-    if (uptimeMs >= this.spec.restart.resetAfterMs) this.attempt = 0;
-    const max = this.spec.restart.maxRestarts;
-    if (this.attempt >= max) {
-      const tail = this.stderrRing.slice(-3).join(' | ');
-      const gaveUp = max === 0 ? 'restarts are off (max_restarts: 0)' : `gave up after ${this.attempt} restart${this.attempt === 1 ? '' : 's'}`;
-      this.setState('failed', `${reason}; ${gaveUp}${tail ? ` — stderr: ${tail}` : ''}`);
-      this.settleWaiters();
-      return;
-    }
-    const delay = backoffDelay(this.attempt, this.spec.restart.initialBackoffMs, this.spec.restart.maxBackoffMs);
-    this.attempt += 1;
     this.restarts += 1;
-    this.nextRestartAt = Date.now() + delay;
-    this.setState('restarting', `${reason}; restart ${this.attempt} of ${max} in ${(delay / 1000).toFixed(1)}s`);
+    this.nextRestartAt = Date.now() + next.delayMs;
+    this.setState('restarting', next.reason);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
       if (!this.stopping) void this.launchRun();
-    }, delay);
+    }, next.delayMs);
   }
 
   private shutdownChild(pgid: number): void {

@@ -99,13 +99,15 @@ export function watchChild(
  */
 export function spawnServerChild(
   spec: StdioServerSpec | BuiltinServerSpec,
-  opts: { searchPath: string; workspace: string; hostEnv?: NodeJS.ProcessEnv; toolsServerEntry?: string; dataDir?: string; redactor: Redactor },
+  opts: { searchPath: string; workspace: string; hostEnv?: NodeJS.ProcessEnv; toolsServerEntry?: string; dataDir?: string; redactor: Redactor; session?: string },
   run: number,
   startedAt: number | undefined,
-  on: { log(line: string): void; exited(reason: string, code: number | null, signal: string | null): void },
+  on: { log(line: string): void; exited(reason: string, code: number | null, signal: string | null): void; capReached?(reason: string): void },
 ): { child: ChildProcess; boxed: SandboxedRun; runInfo: RunInfo } {
   const { command, args, cwd, env } = resolveRunCommand(spec, opts);
-  const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, log: (line) => on.log(`[gatehouse] ${line}`) });
+  // The run's cgroup (limits): gatehouse/<launch>/<server>-<run> (docs/sandbox.md "Limits").
+  const limitsGroup = { launch: opts.session ?? 'launch', name: `${spec.id}-${run}` };
+  const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, log: (line) => on.log(`[gatehouse] ${line}`), limitsGroup });
   const child = spawn(boxed.command, boxed.args, {
     cwd,
     env: boxed.env,
@@ -115,7 +117,8 @@ export function spawnServerChild(
     shell: false,
   });
   const shown = spec.kind === 'builtin' ? `gatehouse workspace-tools --workspace ${quoteArg(opts.workspace)}` : [spec.command, ...args].map(quoteArg).join(' ');
-  const runInfo: RunInfo = { run, pid: child.pid, command: opts.redactor.redactString(shown), cwd, startedAt: startedAt ?? Date.now() };
+  const runInfo: RunInfo = { run, pid: child.pid, command: opts.redactor.redactString(shown), cwd, startedAt: startedAt ?? Date.now(), limits: boxed.limits.summary };
+  if (child.pid !== undefined && on.capReached) boxed.watch?.(child.pid, on.capReached);
   child.once('error', (err) => {
     // spawn failures (EACCES, ENOENT after our own check) arrive here, before or instead of 'exit'.
     on.log(`[gatehouse] spawn failed: ${err.message}`);

@@ -16,6 +16,8 @@ export type StatusSnapshot = Pick<ServerStatus, 'id' | 'state' | 'reason' | 'run
   /** Only while the run is ready: what its client learnt. */
   ready?: { client: UpstreamClient | undefined; protocolVersion?: string; era?: ServerEraInfo; toolCount: number };
   auth?: AuthStatusInfo;
+  /** The last run's limits line (RunInfo.limits). */
+  limits?: string;
 };
 
 export function composeStatus(s: StatusSnapshot): ServerStatus {
@@ -45,6 +47,6 @@ export function composeStatus(s: StatusSnapshot): ServerStatus {
     toolCount: s.ready?.toolCount,
     instructions: client?.getInstructions(),
     ...(s.auth ? { auth: s.auth } : {}),
-    sandbox: s.spec.kind === 'http' ? undefined : summarizeSandbox(s.spec.sandbox),
+    sandbox: s.spec.kind === 'http' ? undefined : { ...summarizeSandbox(s.spec.sandbox), ...(s.limits ? { limits: s.limits } : {}) },
   };
 }

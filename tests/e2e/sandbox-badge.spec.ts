@@ -1,5 +1,6 @@
 // Issue 9: a server that runs with `sandbox: off` is flagged in the Servers view, next to one that
-// runs confined (the default). Real Chromium, real host, real bwrap.
+// runs confined (the default); each one's details say how its limits are enforced. Real Chromium,
+// real host, real bwrap, real cgroups.
 import { callFromPage } from './support/page-api';
 import { expect, gotoView, launchFromProfiles, openApp, serveForFile, shot } from './support/app';
 
@@ -34,4 +35,15 @@ test('an unsandboxed server carries a warning badge; a confined one does not', a
   expect(launch!.servers.find((s) => s.id === 'loose')!.sandbox).toMatchObject({ mode: 'off' });
   expect(launch!.servers.find((s) => s.id === 'confined')!.sandbox).toMatchObject({ mode: 'strict', network: 'none' });
   await shot(page, testInfo, 'servers-sandbox-badge');
+
+  // Each server's details say how its limits are enforced, as its status does.
+  for (const id of ['confined', 'loose']) {
+    const limits = launch!.servers.find((s) => s.id === id)!.sandbox?.limits;
+    // Root here and in CI: a cgroup of its own (docs/sandbox.md "Limits: which mechanism").
+    expect(limits).toMatch(/^(cgroup v1|cgroup v2|systemd scope|rlimit) · /);
+    await page.getByRole('button', { name: `Details of ${id}`, exact: true }).click();
+    const details = page.getByRole('region', { name: new RegExp(`^${id}`) });
+    await expect(details.locator('dt', { hasText: /^Limits$/ }).locator('+ dd')).toHaveText(limits!);
+  }
 });
+

@@ -209,6 +209,15 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
         <dd className="mono wrap">{s.command}</dd>
         <dt>Working directory</dt>
         <dd className="mono">{s.cwd ?? '—'}</dd>
+        {s.sandbox ? (
+          <>
+            <dt>Sandbox</dt>
+            <dd>{s.sandbox.summary}</dd>
+            {/* How this run's processes, memory and cpu are capped, and by what (docs/sandbox.md "Limits"). */}
+            <dt>Limits</dt>
+            <dd className="mono">{s.sandbox.limits ?? '—'}</dd>
+          </>
+        ) : null}
         <dt>PID</dt>
         <dd className="mono">{s.pid ?? '—'}</dd>
         <dt>Uptime</dt>
