@@ -17,6 +17,7 @@ import { seatbeltProfile } from './seatbelt-profile';
 import type { LimitsMechanism, SandboxKind, SandboxSpec } from './types';
 import { noNetworkSeccomp } from './seccomp';
 import { withPrelude, type PreludeSteps } from './launch-prelude';
+import { prepareLandlock } from './landlock-launch';
 
 export class SandboxUnavailableError extends Error {
   constructor(
@@ -105,6 +106,8 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
   const allowHosts = spec.network.kind === 'allow' ? spec.network.hosts : undefined;
 
   if (avail.platform === 'darwin') return prepareSeatbelt(input, avail.sandboxExec, home, hostPorts, allowHosts);
+  // bubblewrap cannot create namespaces here (availability.ts): the reduced kind, never unconfined.
+  if (avail.kind === 'landlock') return prepareLandlock(input, avail, home, hostPorts, allowHosts);
 
   const needsForwarder = hostPorts.length > 0 || allowHosts !== undefined;
   const init = needsForwarder ? sandboxInitEntry() : '';

@@ -1,0 +1,128 @@
+// The `landlock` sandbox kind (docs/sandbox.md "Sandbox kinds"): where bubblewrap cannot create
+// namespaces, the command runs under native/landlock/gatehouse-landlock, which confines itself
+// (setsid, PR_SET_PDEATHSIG, no_new_privs, Landlock file and TCP rules, the seccomp filter,
+// rlimits) and execs it. The same mount plan decides the grants as for bubblewrap
+// (landlock-rules.ts turns it into rules); what this kind cannot give is returned in `unenforced`
+// and shown wherever the sandbox is.
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { landlockRuleArgs, landlockRules } from './landlock-rules';
+import { withPrelude } from './launch-prelude';
+import { mountPlan, SandboxConfigError } from './mount-plan';
+import { noNetworkSeccomp } from './seccomp';
+import { DEFAULT_LIMITS, type SandboxSpec } from './types';
+import type { SandboxedCommand, SandboxLaunchInput } from './sandbox-launch';
+import { SandboxUnavailableError } from './sandbox-launch';
+
+/** Landlock ABI that added TCP port rules (Linux 6.7) and abstract-socket / signal scoping (6.12). */
+export const LANDLOCK_ABI_NET = 4;
+export const LANDLOCK_ABI_IOCTL_DEV = 5;
+export const LANDLOCK_ABI_SCOPE = 6;
+
+export interface LandlockAvailable {
+  launcher: string;
+  abi: number;
+}
+
+/**
+ * The seccomp program a landlock run gets: today's `network: none` filter (seccomp.ts), the same
+ * one bubblewrap gets. One call, so switching to the extended builder is one line.
+ */
+function landlockSeccomp(spec: SandboxSpec): Buffer | undefined {
+  return spec.network.kind === 'none' ? noNetworkSeccomp() : undefined;
+}
+
+/** What this kind could not enforce for this spec, one line each (Servers view, audit, log line). */
+export function landlockUnenforced(spec: SandboxSpec, abi: number, opts: { hasSeccomp: boolean; ports: number[] }): string[] {
+  const out = [
+    'landlock: reduced — no PID namespace: the host\'s processes are listed in /proc (their command lines; not their environment or memory, which Landlock\'s ptrace rule refuses)',
+    'no IPC or UTS namespace: System V IPC objects of this user are reachable',
+    'no private /tmp: /tmp is not visible at all; TMPDIR is a private folder removed when the run ends',
+    'lifetime: no PID namespace: if Gatehouse is killed, the server\'s main process dies (PR_SET_PDEATHSIG) but its children may outlive it, and a setsid daemon can leave the process group an orderly stop signals',
+    'named Unix sockets stay connectable by path (Landlock ABI ≤ 7 has no right for connect)',
+    'processes: not capped (RLIMIT_NPROC counts every process of the user without a user namespace)',
+  ];
+  if (abi < LANDLOCK_ABI_SCOPE) out.push(`abstract Unix sockets and signals to the host's processes are not scoped (Landlock ABI ${abi} < 6, needs Linux 6.12)`);
+  if (abi < LANDLOCK_ABI_IOCTL_DEV) out.push(`device ioctls (TIOCSTI on a terminal it opens) are not refused by Landlock (ABI ${abi} < 5, needs Linux 6.10)`);
+  out.push('ioctl(TIOCSTI) on a terminal it inherited is not refused (the seccomp filter has no TIOCSTI rule yet)');
+  if (spec.network.kind === 'none') {
+    if (!opts.hasSeccomp) out.push(`network none: no seccomp filter here (${process.arch}${opts.ports.length === 0 ? ', or a pty that cannot pass it' : ''}): only TCP is refused (Landlock), not UDP or raw sockets`);
+  } else {
+    out.push(`network ${spec.network.kind}: TCP connect is limited to port${opts.ports.length === 1 ? '' : 's'} ${opts.ports.join(', ') || '(none)'} on any address, not to 127.0.0.1 (Landlock matches the port only)`);
+    out.push(`network ${spec.network.kind}: UDP is not restricted (Landlock has TCP rules only)`);
+  }
+  if (spec.limits?.cpuPercent !== undefined) out.push('cpu: not capped (no cgroup)');
+  return out;
+}
+
+export function prepareLandlock(input: SandboxLaunchInput, avail: LandlockAvailable, home: string, hostPorts: number[], allowHosts: string[] | undefined): SandboxedCommand {
+  const { spec } = input;
+  if (allowHosts) {
+    // The filtering proxy would have to listen on a host TCP port (no network namespace to bind
+    // a Unix socket into), and this spawn path is synchronous while a TCP port is only known
+    // after listen() calls back (checked: server.address() is null right after listen(0)).
+    throw new SandboxConfigError(
+      `sandbox network allow: [${allowHosts.join(', ')}] is not supported by the reduced landlock sandbox yet (bubblewrap cannot create namespaces here); use network: loopback with host_ports, network: none, or sandbox: off for this process`,
+    );
+  }
+  if (hostPorts.length > 0 && avail.abi < LANDLOCK_ABI_NET) {
+    throw new SandboxUnavailableError(
+      `network ${spec.network.kind} needs Landlock TCP rules (ABI 4, Linux 6.7); this kernel has ABI ${avail.abi}, so the ports could not be limited`,
+      'allow unprivileged user namespaces for bubblewrap, use a newer kernel, or set `network: none` (or `sandbox: off`) for this process',
+    );
+  }
+  const rules = mountPlan(spec, { workspace: input.workspace, dataDir: input.dataDir, home, env: input.hostEnv, internalRead: input.internalRead });
+  const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-ll-tmp-'));
+  let filter: { fd: number; dir: string; file: string } | undefined;
+  try {
+    const program = landlockSeccomp(spec);
+    if (program) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-seccomp-'));
+      const file = path.join(dir, 'filter.bpf');
+      writeFileSync(file, program, { mode: 0o600 });
+      filter = { fd: input.canPassFds === false ? -1 : openSync(file, 'r'), dir, file };
+    }
+    const limits = spec.limits ?? DEFAULT_LIMITS;
+    const args = [
+      '--parent', String(process.pid),
+      '--min-abi', String(avail.abi),
+      '--rlimit-as', String(Math.floor(limits.memoryBytes)),
+      ...landlockRuleArgs(landlockRules({ rules, tmpDir })),
+      ...hostPorts.flatMap((p) => ['--connect-tcp', String(p)]),
+      ...(filter ? ['--seccomp', '3'] : []),
+      '--', input.command, ...input.args,
+    ];
+    // A pty spawner cannot hand over fd 3: the prelude opens the filter as fd 3 instead.
+    const launched = withPrelude(avail.launcher, args, filter && filter.fd < 0 ? { openFds: [{ fd: 3, file: filter.file }] } : {});
+    const opened = filter;
+    const gib = (limits.memoryBytes / 1024 ** 3).toFixed(limits.memoryBytes % 1024 ** 3 ? 1 : 0);
+    return {
+      command: launched.command,
+      args: launched.args,
+      env: { ...input.env, TMPDIR: tmpDir },
+      sandboxed: true,
+      kind: 'landlock',
+      unenforced: landlockUnenforced(spec, avail.abi, { hasSeccomp: Boolean(filter), ports: hostPorts }),
+      limits: { mechanism: 'rlimit', summary: `rlimit · address space ${gib} GiB · processes not capped` },
+      extraFds: opened && opened.fd >= 0 ? [opened.fd] : [],
+      dispose: () => {
+        rmSync(tmpDir, { recursive: true, force: true });
+        if (opened) closeFilter(opened);
+      },
+    };
+  } catch (err) {
+    rmSync(tmpDir, { recursive: true, force: true });
+    if (filter) closeFilter(filter);
+    throw err;
+  }
+}
+
+function closeFilter(f: { fd: number; dir: string }): void {
+  if (f.fd >= 0) {
+    try {
+      closeSync(f.fd);
+    } catch {}
+  }
+  rmSync(f.dir, { recursive: true, force: true });
+}
