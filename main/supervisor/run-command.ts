@@ -106,6 +106,9 @@ export function spawnServerChild(
 ): { child: ChildProcess; boxed: SandboxedRun; runInfo: RunInfo } {
   const { command, args, cwd, env } = resolveRunCommand(spec, opts);
   const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, log: (line) => on.log(`[gatehouse] ${line}`) });
+  // A reduced kind (landlock, seatbelt) says at every start what it could not enforce: in the
+  // server's log, and so in the audit's stderr lines.
+  if (boxed.sandboxed && boxed.unenforced.length) on.log(`[gatehouse] sandbox: ${boxed.kind} (reduced), not enforced: ${boxed.unenforced.join('; ')}`);
   const child = spawn(boxed.command, boxed.args, {
     cwd,
     env: boxed.env,

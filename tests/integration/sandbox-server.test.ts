@@ -185,7 +185,7 @@ describe('a sandboxed stdio server (strict, the default)', () => {
 
 describe('when the sandbox cannot be had', () => {
   it('a server fails with the reason and the fix instead of starting unconfined', async () => {
-    const w = world({ GATEHOUSE_BWRAP: '/nonexistent/bwrap' });
+    const w = world({ GATEHOUSE_BWRAP: '/nonexistent/bwrap', GATEHOUSE_LANDLOCK: '/nonexistent/gatehouse-landlock' });
     forgetSandboxAvailability();
     const launch = await launchProbe(w, undefined);
     const status = launch.supervisor.get('probe')!.status();
@@ -198,7 +198,7 @@ describe('when the sandbox cannot be had', () => {
   });
 
   it('`sandbox: off` runs it unconfined, and says so', async () => {
-    const w = world({ GATEHOUSE_BWRAP: '/nonexistent/bwrap' });
+    const w = world({ GATEHOUSE_BWRAP: '/nonexistent/bwrap', GATEHOUSE_LANDLOCK: '/nonexistent/gatehouse-landlock' });
     forgetSandboxAvailability();
     writeFileSync(path.join(w.home, 'canary.txt'), 'CANARY-HOME');
     const launch = await launchProbe(w, 'off');
