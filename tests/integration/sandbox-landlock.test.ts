@@ -20,7 +20,7 @@ import { buildTestBundle } from '../support/build';
 import { profileYaml, repoRoot, serverFixture, waitFor, pidAlive } from '../support/supervisor';
 
 const DENIED_BWRAP = path.join(repoRoot, 'tests', 'fixtures', 'sandbox', 'bwrap-apparmor-denied.sh');
-const LAUNCHER = landlockLauncherPath({});
+const LAUNCHER = landlockLauncherPath(process.env);
 const ABI = existsSync(LAUNCHER) ? Number(spawnSync(LAUNCHER, ['--abi'], { encoding: 'utf8' }).stdout.trim()) || 0 : 0;
 // Without a built launcher or a Landlock kernel there is nothing to test here; the suite says why.
 const skipReason = !existsSync(LAUNCHER) ? `native/landlock not built (${LAUNCHER}); run node scripts/build-native.mjs` : ABI < 1 ? 'this kernel has no Landlock' : '';
@@ -158,6 +158,9 @@ describe.skipIf(skipReason !== '')(`the landlock sandbox where bwrap is refused$
     expect(await run(launch, connectCode('127.0.0.1', port))).toBe('"error EACCES"');
     expect(await run(launch, connectCode('10.255.255.1', 80))).toBe('"error EACCES"');
     expect(await run(launch, connectCode('::1', port))).toBe('"error EACCES"');
+    // UDP too (Landlock has TCP rules only: this one is the seccomp filter's).
+    const udp = `const dgram = await import('node:dgram'); return await new Promise((r) => { try { const s = dgram.createSocket('udp4'); s.on('error', (e) => r('error ' + e.code)); s.send('x', 53, '10.255.255.1', (e) => { s.close(); r(e ? 'error ' + e.code : 'sent'); }); } catch (e) { r('error ' + e.code); } })`;
+    expect(await run(launch, udp)).toBe('"error EACCES"');
     const listenOn = (target: string) => `return await new Promise((r) => { const s = net.createServer(); s.on('error', (e) => r('error ' + e.code)); s.listen(${target}, () => { s.close(); r('listening'); }); })`;
     expect(await run(launch, listenOn(`0, '127.0.0.1'`))).toBe('"error EACCES"');
     expect(await run(launch, listenOn(`process.env.TMPDIR + '/own.sock'`))).toBe('"listening"');
@@ -203,9 +206,9 @@ describe.skipIf(skipReason !== '')(`the landlock sandbox where bwrap is refused$
     });
     const pts = (term as unknown as { ptsName: string }).ptsName;
     expect(pts).toMatch(/^\/dev\/pts\/\d+$/);
-    const tiocsti = (file: string) => `return child_process.spawnSync('/usr/bin/perl', ['-e', 'open(my $t, "+<", $ARGV[0]) or die "open: $!\\\\n"; ioctl($t, 0x5412, my $c = "x") or die "ioctl: $!\\\\n"; print "pushed"', ${JSON.stringify(file)}], { encoding: 'utf8' }).stderr.trim() || 'pushed'`;
+    const tiocsti = (file: string) => `return child_process.spawnSync('/usr/bin/perl', ['-e', 'open(my $t, "<", $ARGV[0]) or die "open: $!\\\\n"; ioctl($t, 0x5412, my $c = "x") or die "ioctl: $!\\\\n"; print "pushed"', ${JSON.stringify(file)}], { encoding: 'utf8' }).stderr.trim() || 'pushed'`;
     // Unsandboxed, this pushes a key into the terminal (dev.tty.legacy_tiocsti=1 here).
-    const outside = spawnSync('/usr/bin/perl', ['-e', 'open(my $t, "+<", $ARGV[0]) or die "open: $!\n"; ioctl($t, 0x5412, my $c = "x") or die "ioctl: $!\n"; print "pushed"', pts], { encoding: 'utf8' });
+    const outside = spawnSync('/usr/bin/perl', ['-e', 'open(my $t, "<", $ARGV[0]) or die "open: $!\n"; ioctl($t, 0x5412, my $c = "x") or die "ioctl: $!\n"; print "pushed"', pts], { encoding: 'utf8' });
     const w = world();
     const launch = await launchProbe(w, undefined);
     expect(await run(launch, tiocsti(pts))).toBe('"open: Permission denied"');
@@ -270,6 +273,22 @@ describe.skipIf(skipReason !== '')(`the landlock sandbox where bwrap is refused$
     // The stubborn one ignores stdin EOF and SIGTERM: only the death signal ends it.
     await waitFor(() => withMarker(marker).length === 0, { what: `no server left (left: ${withMarker(marker).join(', ')})`, timeoutMs: 30_000 });
   }, 120_000);
+
+  it('the launcher leaves a terminal session it was started in: no controlling terminal inside (setsid)', async () => {
+    // A process in a person's terminal session (node under a pty) starts the launcher as a plain
+    // child, which shares that session; inside, /dev/tty must not be the person's terminal.
+    const { spawn: ptySpawn } = await import('node-pty');
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const script = path.join(tmp.dir, 'in-terminal.cjs');
+    const perl = 'open(my $t, "<", "/dev/tty") or die "open: $!\\n"; print "opened /dev/tty\\n"';
+    writeFileSync(script, `const r = require('node:child_process').spawnSync(${JSON.stringify(LAUNCHER)}, ['--ro', '/', '--dev', '/dev/tty', '--', '/usr/bin/perl', '-e', ${JSON.stringify(perl)}], { encoding: 'utf8' });\nconsole.log('RESULT ' + (r.stdout + r.stderr).trim());\n`);
+    const p = ptySpawn(process.execPath, [script], {});
+    let out = '';
+    p.onData((d) => (out += d));
+    await new Promise<void>((r) => p.onExit(() => r()));
+    expect(out).toMatch(/RESULT open: No such device or address/);
+  });
 
   it('the launcher refuses to start when its parent is already gone (the PR_SET_PDEATHSIG race)', () => {
     const r = spawnSync(LAUNCHER, ['--parent', '1', '--ro', '/', '--', '/bin/true'], { encoding: 'utf8' });
