@@ -11,7 +11,7 @@ import { landlockRuleArgs, landlockRules } from './landlock-rules';
 import { withPrelude } from './launch-prelude';
 import { mountPlan, SandboxConfigError } from './mount-plan';
 import { noNetworkSeccomp } from './seccomp';
-import { DEFAULT_LIMITS, type SandboxSpec } from './types';
+import type { SandboxSpec } from './types';
 import type { SandboxedCommand, SandboxLaunchInput } from './sandbox-launch';
 import { SandboxUnavailableError } from './sandbox-launch';
 
@@ -42,6 +42,7 @@ export function landlockUnenforced(spec: SandboxSpec, abi: number, opts: { hasSe
     'lifetime: no PID namespace: if Gatehouse is killed, the server\'s main process dies (PR_SET_PDEATHSIG) but its children may outlive it, and a setsid daemon can leave the process group an orderly stop signals',
     'named Unix sockets stay connectable by path (Landlock ABI ≤ 7 has no right for connect)',
     'processes: not capped (RLIMIT_NPROC counts every process of the user without a user namespace)',
+    'memory: not capped (RLIMIT_AS breaks WebAssembly: Node\'s fetch failed with "Cannot allocate Wasm memory" under 2 GiB)',
   ];
   if (abi < LANDLOCK_ABI_SCOPE) out.push(`abstract Unix sockets and signals to the host's processes are not scoped (Landlock ABI ${abi} < 6, needs Linux 6.12)`);
   if (abi < LANDLOCK_ABI_IOCTL_DEV) out.push(`device ioctls (TIOCSTI on a terminal it opens) are not refused by Landlock (ABI ${abi} < 5, needs Linux 6.10)`);
@@ -83,11 +84,13 @@ export function prepareLandlock(input: SandboxLaunchInput, avail: LandlockAvaila
       writeFileSync(file, program, { mode: 0o600 });
       filter = { fd: input.canPassFds === false ? -1 : openSync(file, 'r'), dir, file };
     }
-    const limits = spec.limits ?? DEFAULT_LIMITS;
+    // No rlimits: without a user namespace RLIMIT_NPROC counts all of the user's processes (a
+    // desktop has hundreds), and RLIMIT_AS at the 2 GiB default breaks Node's fetch (its HTTP
+    // parser is WebAssembly, which reserves far more address space: measured, "Cannot allocate
+    // Wasm memory"). The launcher takes --rlimit-as / --rlimit-nproc for a cgroup-less cap later.
     const args = [
       '--parent', String(process.pid),
       '--min-abi', String(avail.abi),
-      '--rlimit-as', String(Math.floor(limits.memoryBytes)),
       ...landlockRuleArgs(landlockRules({ rules, tmpDir })),
       ...hostPorts.flatMap((p) => ['--connect-tcp', String(p)]),
       ...(filter ? ['--seccomp', '3'] : []),
@@ -96,7 +99,6 @@ export function prepareLandlock(input: SandboxLaunchInput, avail: LandlockAvaila
     // A pty spawner cannot hand over fd 3: the prelude opens the filter as fd 3 instead.
     const launched = withPrelude(avail.launcher, args, filter && filter.fd < 0 ? { openFds: [{ fd: 3, file: filter.file }] } : {});
     const opened = filter;
-    const gib = (limits.memoryBytes / 1024 ** 3).toFixed(limits.memoryBytes % 1024 ** 3 ? 1 : 0);
     return {
       command: launched.command,
       args: launched.args,
@@ -104,7 +106,7 @@ export function prepareLandlock(input: SandboxLaunchInput, avail: LandlockAvaila
       sandboxed: true,
       kind: 'landlock',
       unenforced: landlockUnenforced(spec, avail.abi, { hasSeccomp: Boolean(filter), ports: hostPorts }),
-      limits: { mechanism: 'rlimit', summary: `rlimit · address space ${gib} GiB · processes not capped` },
+      limits: { mechanism: 'none', summary: 'none: no cgroup here, and rlimits would count the whole user or break WebAssembly' },
       extraFds: opened && opened.fd >= 0 ? [opened.fd] : [],
       dispose: () => {
         rmSync(tmpDir, { recursive: true, force: true });

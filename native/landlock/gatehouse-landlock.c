@@ -7,7 +7,7 @@
 //      spawner makes a session around Gatehouse's own pty): no shared terminal session;
 //   2. PR_SET_PDEATHSIG(SIGKILL), then checks that the parent is still --parent: if Gatehouse died
 //      between fork and prctl, the signal would never come (prctl(2), "PR_SET_PDEATHSIG");
-//   3. rlimits; then every capability dropped (bounding, ambient, effective, permitted,
+//   3. rlimits when asked (--rlimit-as, --rlimit-nproc); then every capability dropped (bounding, ambient, effective, permitted,
 //      inheritable): run as root, CAP_SYS_PTRACE would otherwise let it read the host's
 //      /proc/PID/environ through Landlock's ptrace rule (measured: readable as root, refused as
 //      nobody), and CAP_DAC_OVERRIDE / CAP_SYS_ADMIN reach past file modes and mounts, as
