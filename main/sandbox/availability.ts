@@ -40,7 +40,14 @@ const landlockCache = new Map<string, LandlockProbe>();
 /** The landlock launcher: GATEHOUSE_LANDLOCK (tests), else the one scripts/build-native.mjs built. */
 export function landlockLauncherPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.GATEHOUSE_LANDLOCK) return env.GATEHOUSE_LANDLOCK;
-  return path.join(appRoot(), 'native', 'landlock', 'build', 'gatehouse-landlock').replace(`${path.sep}app.asar${path.sep}`, `${path.sep}app.asar.unpacked${path.sep}`);
+  let root: string;
+  try {
+    root = appRoot();
+  } catch {
+    // A standalone bundle outside the package (tests/fixtures/sandbox/run-sandboxed.ts): no launcher.
+    return path.join('/nonexistent', 'gatehouse-package-root', 'native', 'landlock', 'build', 'gatehouse-landlock');
+  }
+  return path.join(root, 'native', 'landlock', 'build', 'gatehouse-landlock').replace(`${path.sep}app.asar${path.sep}`, `${path.sep}app.asar.unpacked${path.sep}`);
 }
 
 /** The bwrap binary: GATEHOUSE_BWRAP (tests point it at a missing file), else Debian's path. */
@@ -65,16 +72,15 @@ export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env, platfo
   }
   const forced = env.GATEHOUSE_SANDBOX_KIND || '';
   const bwrap = bwrapPath(env);
-  const launcher = landlockLauncherPath(env);
-  const key = `linux:${forced}:${bwrap}:${launcher}`;
+  const key = `linux:${forced}:${bwrap}:${env.GATEHOUSE_LANDLOCK ?? ''}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const result = selectLinuxKind(forced, bwrap, launcher);
+  const result = selectLinuxKind(forced, bwrap, () => landlockLauncherPath(env));
   cache.set(key, result);
   return result;
 }
 
-function selectLinuxKind(forced: string, bwrap: string, launcher: string): SandboxAvailability {
+function selectLinuxKind(forced: string, bwrap: string, launcher: () => string): SandboxAvailability {
   if (forced && forced !== 'bubblewrap' && forced !== 'landlock') {
     return { ok: false, reason: `GATEHOUSE_SANDBOX_KIND must be bubblewrap or landlock, found '${forced}'`, fix: 'unset GATEHOUSE_SANDBOX_KIND or set it to bubblewrap or landlock' };
   }
@@ -82,11 +88,11 @@ function selectLinuxKind(forced: string, bwrap: string, launcher: string): Sandb
     const b = cachedBwrap(bwrap);
     if (b.ok) return { ok: true, platform: 'linux', kind: 'bubblewrap', bwrap: b.bwrap, disableUserns: b.disableUserns };
     if (forced === 'bubblewrap') return { ok: false, reason: `${b.reason} (GATEHOUSE_SANDBOX_KIND=bubblewrap refuses the reduced landlock kind)`, fix: b.fix };
-    const l = cachedLandlock(launcher);
+    const l = cachedLandlock(launcher());
     if (l.ok) return { ok: true, platform: 'linux', kind: 'landlock', launcher: l.launcher, abi: l.abi, notBubblewrap: b.reason };
     return { ok: false, reason: `${b.reason}; and the reduced landlock sandbox is not available either: ${l.reason}`, fix: b.fix };
   }
-  const l = cachedLandlock(launcher);
+  const l = cachedLandlock(launcher());
   if (l.ok) return { ok: true, platform: 'linux', kind: 'landlock', launcher: l.launcher, abi: l.abi, notBubblewrap: 'GATEHOUSE_SANDBOX_KIND=landlock' };
   return { ok: false, reason: `the landlock sandbox (forced by GATEHOUSE_SANDBOX_KIND=landlock) is not available: ${l.reason}`, fix: `unset GATEHOUSE_SANDBOX_KIND to use bubblewrap, ${OFF_FIX}` };
 }
