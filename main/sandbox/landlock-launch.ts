@@ -3,17 +3,19 @@
 // (setsid, PR_SET_PDEATHSIG, no_new_privs, Landlock file and TCP rules, the seccomp filter,
 // rlimits) and execs it. The same mount plan decides the grants as for bubblewrap
 // (landlock-rules.ts turns it into rules); what this kind cannot give is returned in `unenforced`
-// and shown wherever the sandbox is.
+// and shown wherever the sandbox is. `network allow` goes through the same filtering proxy as
+// under bubblewrap, on a host loopback port (landlock-proxy.ts).
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { landlockRuleArgs, landlockRules } from './landlock-rules';
 import { withPrelude } from './launch-prelude';
-import { mountPlan, SandboxConfigError } from './mount-plan';
+import { openLandlockProxy, type LandlockProxy } from './landlock-proxy';
+import { mountPlan } from './mount-plan';
 import { noNetworkSeccomp } from './seccomp';
 import type { SandboxSpec } from './types';
 import type { SandboxedCommand, SandboxLaunchInput } from './sandbox-launch';
-import { SandboxUnavailableError } from './sandbox-launch';
+import { proxyEnv, SandboxUnavailableError } from './sandbox-launch';
 
 /** Landlock ABI that added TCP port rules (Linux 6.7) and abstract-socket / signal scoping (6.12). */
 export const LANDLOCK_ABI_NET = 4;
@@ -34,7 +36,7 @@ function landlockSeccomp(spec: SandboxSpec): Buffer | undefined {
 }
 
 /** What this kind could not enforce for this spec, one line each (Servers view, audit, log line). */
-export function landlockUnenforced(spec: SandboxSpec, abi: number, opts: { hasSeccomp: boolean; ports: number[] }): string[] {
+export function landlockUnenforced(spec: SandboxSpec, abi: number, opts: { hasSeccomp: boolean; ports: number[]; proxyPort?: number }): string[] {
   const out = [
     'landlock: reduced — no PID namespace: the host\'s processes are listed in /proc (their command lines; not their environment or memory, which Landlock\'s ptrace rule refuses)',
     'no IPC or UTS namespace: System V IPC objects of this user are reachable',
@@ -52,6 +54,7 @@ export function landlockUnenforced(spec: SandboxSpec, abi: number, opts: { hasSe
   } else {
     out.push(`network ${spec.network.kind}: TCP connect is limited to port${opts.ports.length === 1 ? '' : 's'} ${opts.ports.join(', ') || '(none)'} on any address, not to 127.0.0.1 (Landlock matches the port only)`);
     out.push(`network ${spec.network.kind}: UDP is not restricted (Landlock has TCP rules only)`);
+    if (opts.proxyPort !== undefined) out.push(`network allow: the filtering proxy listens on the host's 127.0.0.1:${opts.proxyPort}, where other local processes can reach it too`);
   }
   if (spec.limits?.cpuPercent !== undefined) out.push('cpu: not capped (no cgroup)');
   return out;
@@ -59,15 +62,7 @@ export function landlockUnenforced(spec: SandboxSpec, abi: number, opts: { hasSe
 
 export function prepareLandlock(input: SandboxLaunchInput, avail: LandlockAvailable, home: string, hostPorts: number[], allowHosts: string[] | undefined): SandboxedCommand {
   const { spec } = input;
-  if (allowHosts) {
-    // The filtering proxy would have to listen on a host TCP port (no network namespace to bind
-    // a Unix socket into), and this spawn path is synchronous while a TCP port is only known
-    // after listen() calls back (checked: server.address() is null right after listen(0)).
-    throw new SandboxConfigError(
-      `sandbox network allow: [${allowHosts.join(', ')}] is not supported by the reduced landlock sandbox yet (bubblewrap cannot create namespaces here); use network: loopback with host_ports, network: none, or sandbox: off for this process`,
-    );
-  }
-  if (hostPorts.length > 0 && avail.abi < LANDLOCK_ABI_NET) {
+  if (spec.network.kind !== 'none' && avail.abi < LANDLOCK_ABI_NET) {
     throw new SandboxUnavailableError(
       `network ${spec.network.kind} needs Landlock TCP rules (ABI 4, Linux 6.7); this kernel has ABI ${avail.abi}, so the ports could not be limited`,
       'allow unprivileged user namespaces for bubblewrap, use a newer kernel, or set `network: none` (or `sandbox: off`) for this process',
@@ -76,7 +71,14 @@ export function prepareLandlock(input: SandboxLaunchInput, avail: LandlockAvaila
   const rules = mountPlan(spec, { workspace: input.workspace, dataDir: input.dataDir, home, env: input.hostEnv, internalRead: input.internalRead });
   const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-ll-tmp-'));
   let filter: { fd: number; dir: string; file: string } | undefined;
+  let proxy: LandlockProxy | undefined;
   try {
+    const env: Record<string, string> = { ...input.env, TMPDIR: tmpDir };
+    if (allowHosts) {
+      proxy = openLandlockProxy({ hosts: allowHosts, nodePath: input.nodePath, log: input.log });
+      Object.assign(env, proxyEnv(`http://127.0.0.1:${proxy.port}`));
+    }
+    const ports = [...new Set([...hostPorts, ...(proxy ? [proxy.port] : [])])];
     const program = landlockSeccomp(spec);
     if (program) {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-seccomp-'));
@@ -92,28 +94,31 @@ export function prepareLandlock(input: SandboxLaunchInput, avail: LandlockAvaila
       '--parent', String(process.pid),
       '--min-abi', String(avail.abi),
       ...landlockRuleArgs(landlockRules({ rules, tmpDir })),
-      ...hostPorts.flatMap((p) => ['--connect-tcp', String(p)]),
+      ...ports.flatMap((p) => ['--connect-tcp', String(p)]),
       ...(filter ? ['--seccomp', '3'] : []),
       '--', input.command, ...input.args,
     ];
     // A pty spawner cannot hand over fd 3: the prelude opens the filter as fd 3 instead.
     const launched = withPrelude(avail.launcher, args, filter && filter.fd < 0 ? { openFds: [{ fd: 3, file: filter.file }] } : {});
     const opened = filter;
+    const openedProxy = proxy;
     return {
       command: launched.command,
       args: launched.args,
-      env: { ...input.env, TMPDIR: tmpDir },
+      env,
       sandboxed: true,
       kind: 'landlock',
-      unenforced: landlockUnenforced(spec, avail.abi, { hasSeccomp: Boolean(filter), ports: hostPorts }),
+      unenforced: landlockUnenforced(spec, avail.abi, { hasSeccomp: Boolean(filter), ports, proxyPort: proxy?.port }),
       limits: { mechanism: 'none', summary: 'none: no cgroup here, and rlimits would count the whole user or break WebAssembly' },
       extraFds: opened && opened.fd >= 0 ? [opened.fd] : [],
       dispose: () => {
+        openedProxy?.close();
         rmSync(tmpDir, { recursive: true, force: true });
         if (opened) closeFilter(opened);
       },
     };
   } catch (err) {
+    proxy?.close();
     rmSync(tmpDir, { recursive: true, force: true });
     if (filter) closeFilter(filter);
     throw err;

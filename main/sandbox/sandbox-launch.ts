@@ -79,7 +79,7 @@ export function sandboxInitEntry(): string {
   return path.join(appRoot(), 'out', 'sandbox-init.mjs').replace(`${path.sep}app.asar${path.sep}`, `${path.sep}app.asar.unpacked${path.sep}`);
 }
 
-function proxyEnv(url: string): Record<string, string> {
+export function proxyEnv(url: string): Record<string, string> {
   const noProxy = 'localhost,127.0.0.1,::1';
   return {
     HTTP_PROXY: url,

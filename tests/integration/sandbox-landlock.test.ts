@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -177,6 +178,40 @@ describe.skipIf(skipReason !== '')(`the landlock sandbox where bwrap is refused$
     expect(await run(launch, connectCode('127.0.0.1', grantedPort))).toBe('"data GRANTED\\n"');
     expect(await run(launch, connectCode('127.0.0.1', otherPort))).toBe('"error EACCES"');
     expect(launch.supervisor.get('probe')!.status().sandbox!.unenforced!.join('\n')).toMatch(/TCP connect is limited to port \d+ on any address/);
+  });
+
+  it('network allow: reaches the allowed host through the proxy, and nothing around it', async () => {
+    const w = world();
+    const web = http.createServer((req, res) => res.end(`HELLO ${req.headers.host}`));
+    const port = await listen(web);
+    cleanups.push(() => void web.close());
+    const launch = await launchProbe(w, { network: { allow: [`localhost:${port}`] } });
+    const viaProxy = (target: string) => `const proxy = new URL(process.env.HTTP_PROXY);
+      return await new Promise((resolve) => {
+        const req = http.request({ host: proxy.hostname, port: proxy.port, path: ${JSON.stringify(target)}, headers: { host: new URL(${JSON.stringify(target)}).host } }, (res) => {
+          let body = ''; res.on('data', (d) => (body += d)); res.on('end', () => resolve(res.statusCode + ' ' + body));
+        });
+        req.on('error', (e) => resolve('error ' + e.code));
+        req.end();
+      })`;
+    expect(await run(launch, viaProxy(`http://localhost:${port}/`))).toBe(`"200 HELLO localhost:${port}"`);
+    expect(await run(launch, viaProxy(`http://127.0.0.1:${port}/`))).toMatch(/^"403 gatehouse sandbox proxy: 127\.0\.0\.1:\d+ is not in the sandbox's network allow list/);
+    // Around the proxy: the same server's port directly is refused by Landlock's TCP rules.
+    expect(await run(launch, connectCode('127.0.0.1', port))).toBe('"error EACCES"');
+    expect(launch.supervisor.get('probe')!.status().sandbox!.unenforced!.join('\n')).toMatch(/the filtering proxy listens on the host's 127\.0\.0\.1:\d+/);
+  });
+
+  it('the built-in tools server: http_request reaches its allow_hosts through the proxy', async () => {
+    const w = world();
+    const web = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`TOOLS ${req.headers.host}`));
+    const port = await listen(web);
+    cleanups.push(() => void web.close());
+    const file = writeProfile(w.dir, profileYaml('ll-tools', { workspace: { builtin: 'workspace-tools', options: { http: { allow_hosts: [`localhost:${port}`] } } } }));
+    const server = (await w.host.launch(file)).supervisor.get('workspace')!;
+    expect(server.status().state, server.status().reason).toBe('ready');
+    expect(server.status().sandbox).toMatchObject({ kind: 'landlock', network: 'allow' });
+    const res = await server.client!.request({ method: 'tools/call', params: { name: 'net.http_request', arguments: { url: `http://localhost:${port}/` } } }, CallToolResultSchema);
+    expect(res.structuredContent).toMatchObject({ status: 200, body: `TOOLS localhost:${port}` });
   });
 
   it.skipIf(ABI < 6)('cannot signal the host or reach its abstract Unix sockets (Landlock ABI 6 scoping)', async () => {
