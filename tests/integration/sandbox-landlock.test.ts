@@ -252,6 +252,35 @@ describe.skipIf(skipReason !== '')(`the landlock sandbox where bwrap is refused$
     expect(outside.stdout, outside.stderr).toBe('pushed');
   });
 
+  it('a pty, which cannot pass descriptors, still gets the seccomp filter (the launch prelude opens it as fd 3)', async () => {
+    const { spawn: ptySpawn } = await import('node-pty');
+    const { spawnSandboxed } = await import('../../main/sandbox/spawn-sandboxed');
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const ws = path.join(tmp.dir, 'ws');
+    mkdirSync(ws);
+    const code = "const m = require('fs').readFileSync('/proc/self/status', 'utf8').match(/Seccomp:\\s*(\\d)/); const u = require('dgram').createSocket('udp4'); u.on('error', (e) => console.log('SECCOMP ' + m[1] + ' UDP ' + e.code)); u.send('x', 53, '10.255.255.1', (e) => console.log('SECCOMP ' + m[1] + ' UDP ' + (e ? e.code : 'sent')));";
+    const boxed = spawnSandboxed({ mode: 'strict', write: [], read: [], network: { kind: 'none' }, hostPorts: [] }, {
+      command: process.execPath,
+      args: ['-e', code],
+      cwd: ws,
+      env: { PATH: '/usr/bin:/bin' },
+      workspace: ws,
+      dataDir: path.join(tmp.dir, 'data'),
+      hostEnv: { ...process.env, GATEHOUSE_BWRAP: DENIED_BWRAP },
+      searchPath: '/usr/bin:/bin',
+      canPassFds: false,
+    });
+    cleanups.push(() => boxed.dispose());
+    expect(boxed.kind).toBe('landlock');
+    expect(boxed.extraFds).toEqual([]);
+    const p = ptySpawn(boxed.command, boxed.args, { cwd: ws, env: boxed.env });
+    let out = '';
+    p.onData((d) => (out += d));
+    await new Promise<void>((r) => p.onExit(() => r()));
+    expect(out).toMatch(/SECCOMP 2 UDP EACCES/);
+  });
+
   const filterRefusesTiocsti = 'sandboxSeccomp' in seccomp;
   it.skipIf(!filterRefusesTiocsti)(
     `refuses TIOCSTI on a terminal it inherited${filterRefusesTiocsti ? '' : ' (skipped: the seccomp filter on this branch, main/sandbox/seccomp.ts noNetworkSeccomp, has no TIOCSTI rule; the sandboxSeccomp builder adds it)'}`,
