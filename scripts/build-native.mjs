@@ -1,9 +1,11 @@
 // npm install / npm ci: builds the tiny native addons in native/ with node-gyp (the copy npm
 // ships, against the headers of the Node that runs this, offline when they are installed beside
 // it). Never fails the install: without an addon the feature that needs it degrades and says so
-// (native/peercred: the approvals relay shows peers as "unverified" instead of a pid).
+// (native/peercred: the approvals relay shows peers as "unverified" instead of a pid;
+// native/landlock: the reduced `landlock` sandbox kind is unavailable, and availability.ts and
+// `gatehouse doctor` say so).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,3 +47,14 @@ for (const name of ADDONS) {
   }
 }
 if (failed === 0) say(`native addons built: ${ADDONS.join(', ')}`);
+
+// native/landlock: a plain executable (no Node API), so `cc` directly: libc and kernel headers only.
+if (process.platform === 'linux') {
+  const dir = path.join(root, 'native', 'landlock');
+  const out = path.join(dir, 'build', 'gatehouse-landlock');
+  mkdirSync(path.dirname(out), { recursive: true });
+  const cc = process.env.CC || 'cc';
+  const r = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-o', out, path.join(dir, 'gatehouse-landlock.c')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0 || !existsSync(out)) say(`native/landlock did not build (${r.error ? `${cc}: ${r.error.message}` : `${cc} exited ${r.status}`}); the reduced landlock sandbox is unavailable (docs/sandbox.md "Sandbox kinds")`);
+  else say('native/landlock built: gatehouse-landlock');
+}

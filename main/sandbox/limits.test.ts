@@ -136,14 +136,17 @@ describe.runIf(process.platform === 'linux' && existsSync(PRLIMIT))('rlimits (me
     const plan = planLimits({ limits: { processes: 64, memoryBytes: 3 * 1024 ** 3 }, kind: 'bubblewrap', hostEnv: { GATEHOUSE_LIMITS: 'rlimit' } });
     expect(plan.mechanism).toBe('rlimit');
     expect(plan.inner).toEqual({ command: PRLIMIT, args: ['--nproc=64', '--'] });
-    expect(plan.prelude).toEqual({ rlimits: { addressSpaceBytes: 3 * 1024 ** 3 } });
-    expect(plan.summary).toBe('rlimit · 64 processes · 3 GiB address space');
+    // Never below 16 GiB: Node's fetch (WebAssembly) reserves ~10 GiB of address space.
+    expect(plan.prelude).toEqual({ rlimits: { addressSpaceBytes: 16 * 1024 ** 3 } });
+    expect(plan.summary).toBe('rlimit · 64 processes · 16 GiB address space');
+    const big = planLimits({ limits: { processes: 64, memoryBytes: 20 * 1024 ** 3 }, kind: 'bubblewrap', hostEnv: { GATEHOUSE_LIMITS: 'rlimit' } });
+    expect(big.prelude).toEqual({ rlimits: { addressSpaceBytes: 20 * 1024 ** 3 } });
   });
 
   it('sandbox: off gets no RLIMIT_NPROC (it would count every process of the user) and says so', () => {
     const plan = planLimits({ kind: 'off', hostEnv: { GATEHOUSE_LIMITS: 'rlimit' } });
     expect(plan.inner).toBeUndefined();
-    expect(plan.prelude).toEqual({ rlimits: { addressSpaceBytes: 2 * 1024 ** 3 } });
+    expect(plan.prelude).toEqual({ rlimits: { addressSpaceBytes: 16 * 1024 ** 3 } });
     expect(plan.unenforced.join('\n')).toMatch(/processes: not capped/);
   });
 

@@ -107,8 +107,8 @@ export function planLimits(req: LimitsRequest, probes: LimitsProbes = {}): Limit
     if (req.kind !== 'bubblewrap') {
       // Outside a user namespace (sandbox: off, landlock) RLIMIT_NPROC counts every process of
       // the user (their whole desktop), not this run's: 256 would refuse a fork to someone with 300.
-      return plain('rlimit', limits, `rlimit · ${formatBytes(limits.memoryBytes)} address space${because}`, ['processes: not capped (no user namespace of its own to count them in)', ...rlimitGaps(limits)], {
-        rlimits: { addressSpaceBytes: limits.memoryBytes },
+      return plain('rlimit', limits, `rlimit · ${formatBytes(addressSpace(limits))} address space${because}`, ['processes: not capped (no user namespace of its own to count them in)', ...rlimitGaps(limits)], {
+        rlimits: { addressSpaceBytes: addressSpace(limits) },
       });
     }
     return {
@@ -116,8 +116,8 @@ export function planLimits(req: LimitsRequest, probes: LimitsProbes = {}): Limit
       // that namespace, so it is set inside bubblewrap's: set before, it would become the cap of
       // the user's namespace as seen from the sandbox (its whole desktop). RLIMIT_AS is per
       // process and goes in the prelude. As root the kernel does not enforce RLIMIT_NPROC.
-      ...plain('rlimit', limits, `rlimit · ${describeLimits({ ...limits, cpuPercent: undefined })} address space${because}`, rlimitGaps(limits), {
-        rlimits: { addressSpaceBytes: limits.memoryBytes },
+      ...plain('rlimit', limits, `rlimit · ${limits.processes} processes · ${formatBytes(addressSpace(limits))} address space${because}`, rlimitGaps(limits), {
+        rlimits: { addressSpaceBytes: addressSpace(limits) },
       }),
       inner: { command: PRLIMIT, args: [`--nproc=${limits.processes}`, '--'] },
     };
@@ -125,9 +125,21 @@ export function planLimits(req: LimitsRequest, probes: LimitsProbes = {}): Limit
   return plain('none', limits, `none: not enforced${notes.length ? ` (${notes.join('; ')})` : ''}`, ['processes, memory and cpu are not capped on this machine']);
 }
 
+/**
+ * RLIMIT_AS never below this: Node's fetch parses HTTP with WebAssembly, and a WebAssembly memory
+ * reserves about 10 GiB of address space (measured: fails at 2 GiB, works at 16 GiB), so the
+ * 2 GiB default as an address-space cap broke every node server that calls fetch. Under rlimits
+ * the memory cap is therefore only a ceiling on runaway growth; a cgroup caps the real thing.
+ */
+const RLIMIT_AS_FLOOR = 16 * 1024 ** 3;
+
+function addressSpace(limits: SandboxLimits): number {
+  return Math.max(limits.memoryBytes, RLIMIT_AS_FLOOR);
+}
+
 function rlimitGaps(limits: SandboxLimits): string[] {
   const gaps = [
-    'memory: RLIMIT_AS caps address space, not memory (node 20 needs ≥ 1 GiB of it to start; a WebAssembly memory reserves 10 GiB)',
+    `memory: only address space is capped, at ${formatBytes(addressSpace(limits))} (a WebAssembly memory, as in Node's fetch, reserves 10 GiB), not memory itself`,
     'at a cap the server gets errors (EAGAIN, ENOMEM) and is not stopped',
   ];
   if (limits.cpuPercent !== undefined) gaps.unshift(`cpu ${limits.cpuPercent}%: needs a cgroup`);

@@ -18,6 +18,7 @@ import type { LimitsMechanism, SandboxKind, SandboxSpec } from './types';
 import { noNetworkSeccomp } from './seccomp';
 import { withPrelude, type PreludeSteps } from './launch-prelude';
 import { planLimits, type LimitsPlan, type LimitsRequest } from './limits';
+import { prepareLandlock } from './landlock-launch';
 
 export class SandboxUnavailableError extends Error {
   constructor(
@@ -81,7 +82,7 @@ export function sandboxInitEntry(): string {
   return path.join(appRoot(), 'out', 'sandbox-init.mjs').replace(`${path.sep}app.asar${path.sep}`, `${path.sep}app.asar.unpacked${path.sep}`);
 }
 
-function proxyEnv(url: string): Record<string, string> {
+export function proxyEnv(url: string): Record<string, string> {
   const noProxy = 'localhost,127.0.0.1,::1';
   return {
     HTTP_PROXY: url,
@@ -108,6 +109,8 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
   const allowHosts = spec.network.kind === 'allow' ? spec.network.hosts : undefined;
 
   if (avail.platform === 'darwin') return prepareSeatbelt(input, avail.sandboxExec, home, hostPorts, allowHosts);
+  // bubblewrap cannot create namespaces here (availability.ts): the reduced kind, never unconfined.
+  if (avail.kind === 'landlock') return prepareLandlock(input, avail, home, hostPorts, allowHosts);
 
   const needsForwarder = hostPorts.length > 0 || allowHosts !== undefined;
   const init = needsForwarder ? sandboxInitEntry() : '';
@@ -196,7 +199,7 @@ export function unconfined(command: string, args: string[], env: Record<string, 
 }
 
 /** systemd-run's scope goes around everything, the prelude included. */
-function outerLimits(plan: LimitsPlan, c: { command: string; args: string[] }): { command: string; args: string[] } {
+export function outerLimits(plan: LimitsPlan, c: { command: string; args: string[] }): { command: string; args: string[] } {
   return plan.outer ? { command: plan.outer.command, args: [...plan.outer.args, c.command, ...c.args] } : c;
 }
 

@@ -30,7 +30,7 @@ import { initializeVersion } from './upstream-era';
 import type { UpstreamEras } from './upstream-era';
 import type { ManagedServerOptions, RunInfo } from './managed-server-options';
 import { listAllTools } from './tool-list';
-import { composeStatus } from './server-status';
+import { composeStatus, type StatusSnapshot } from './server-status';
 import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { EXIT_STDERR_LINES, ExitHistory } from './exit-history';
 
@@ -138,7 +138,8 @@ export class ManagedServer extends EventEmitter<Events> {
       command: this.currentRun?.command ?? this.describeCommand(), cwd: this.currentRun?.cwd, startedAt: this.startedAt, readyAt: this.readyAt,
       nextRestartAt: this.nextRestartAt, lastExit: this.lastExit, exits: this.exits.list(), stderrRing: this.stderrRing, protocolFaults: this.protocolFaults,
       ready: ready ? { client: this.currentClient, protocolVersion: this.protocolVersion, era: this.eraInfo, toolCount: this.toolList.length } : undefined,
-      auth: this.opts.oauth?.status(), limits: this.currentRun?.limits,
+      auth: this.opts.oauth?.status(),
+      sandboxRun: this.sandboxKind,
     });
   }
 
@@ -324,6 +325,7 @@ export class ManagedServer extends EventEmitter<Events> {
       capReached: (why) => this.onCapReached(run, why),
     });
     this.sandboxRun = boxed;
+    this.sandboxKind = { kind: boxed.kind, unenforced: boxed.unenforced, limits: boxed.limits.summary };
     this.child = child;
     this.currentRun = runInfo;
     if (child.pid !== undefined) {
@@ -438,6 +440,8 @@ export class ManagedServer extends EventEmitter<Events> {
 
   private pendingEndReason: string | undefined;
   private sandboxRun: SandboxedRun | undefined;
+  /** The last run's sandbox as prepared (kept after the run ends, for its status). */
+  private sandboxKind: StatusSnapshot['sandboxRun'];
   /** Set when restarting cannot help (the command does not exist): fail at once. */
   private permanentFailure = false;
   /** Set when the run reached a limit (restart-decision.ts: failed, no restart loop). */
@@ -571,7 +575,9 @@ export class ManagedServer extends EventEmitter<Events> {
   }
 
   private killGroup(pgid: number, signal: NodeJS.Signals): void {
-    killRunGroup(pgid, signal, this.sandboxRun?.sandboxed === true);
+    // Only bubblewrap leads the group from outside its sandbox (signal-tree.ts); the landlock
+    // launcher execs the server, so the leader is the server itself.
+    killRunGroup(pgid, signal, this.sandboxRun?.kind === 'bubblewrap');
   }
 
   private clearRestartTimer(): void {

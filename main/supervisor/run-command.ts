@@ -108,6 +108,9 @@ export function spawnServerChild(
   // The run's cgroup (limits): gatehouse/<launch>/<server>-<run> (docs/sandbox.md "Limits").
   const limitsGroup = { launch: opts.session ?? 'launch', name: `${spec.id}-${run}` };
   const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, log: (line) => on.log(`[gatehouse] ${line}`), limitsGroup });
+  // A reduced kind (landlock, seatbelt) says at every start what it could not enforce: in the
+  // server's log, and so in the audit's stderr lines.
+  if (boxed.sandboxed && boxed.unenforced.length) on.log(`[gatehouse] sandbox: ${boxed.kind} (reduced), not enforced: ${boxed.unenforced.join('; ')}`);
   const child = spawn(boxed.command, boxed.args, {
     cwd,
     env: boxed.env,

@@ -2,7 +2,7 @@
 // Servers view, the CLI and the audit store read. Kept apart so managed-server.ts only supervises.
 import type { ServerSpec } from '../profiles/types';
 import type { AuthStatusInfo } from '../auth/upstream-oauth';
-import { summarizeSandbox } from '../sandbox/types';
+import { summarizeSandbox, type SandboxKind } from '../sandbox/types';
 import type { ExitRecord, ServerEraInfo, ServerStatus, UpstreamClient } from './types';
 
 /** Stderr lines attached to a failed, restarting or exited server's status. */
@@ -16,8 +16,8 @@ export type StatusSnapshot = Pick<ServerStatus, 'id' | 'state' | 'reason' | 'run
   /** Only while the run is ready: what its client learnt. */
   ready?: { client: UpstreamClient | undefined; protocolVersion?: string; era?: ServerEraInfo; toolCount: number };
   auth?: AuthStatusInfo;
-  /** The last run's limits line (RunInfo.limits). */
-  limits?: string;
+  /** What the last prepared run's sandbox was (sandbox-launch.ts SandboxedCommand): its kind and what it could not enforce. */
+  sandboxRun?: { kind: SandboxKind; unenforced: string[]; limits: string };
 };
 
 export function composeStatus(s: StatusSnapshot): ServerStatus {
@@ -47,6 +47,6 @@ export function composeStatus(s: StatusSnapshot): ServerStatus {
     toolCount: s.ready?.toolCount,
     instructions: client?.getInstructions(),
     ...(s.auth ? { auth: s.auth } : {}),
-    sandbox: s.spec.kind === 'http' ? undefined : { ...summarizeSandbox(s.spec.sandbox), ...(s.limits ? { limits: s.limits } : {}) },
+    sandbox: s.spec.kind === 'http' ? undefined : { ...summarizeSandbox(s.spec.sandbox), ...(s.sandboxRun ?? {}) },
   };
 }

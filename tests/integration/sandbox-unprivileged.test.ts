@@ -3,11 +3,12 @@
 // code runs as `nobody` via setpriv, from a world-readable standalone bundle.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { repoRoot } from '../support/supervisor';
+import { landlockLauncherPath } from '../../main/sandbox/availability';
 
 const AS_ROOT = process.getuid?.() === 0;
 let dir: string;
@@ -43,6 +44,38 @@ describe.skipIf(!AS_ROOT)('the sandbox for an unprivileged user (nobody)', () =>
       expect(out).toMatchObject({ uid: 65534, canary: 'ERR ENOENT', writeWorkspace: 'wrote', capEff: '0000000000000000', seccomp: '2' });
       expect(out.writeOutside).toMatch(/^ERR (EROFS|EACCES)/);
       expect(out.procs as number).toBeLessThan(5);
+      expect(readFileSync(path.join(ws, 'in.txt'), 'utf8')).toBe('x');
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+// The reduced landlock kind as nobody (what a user on Ubuntu >= 23.10 gets): bwrap refused as
+// AppArmor refuses it, the launcher copied into the world-readable folder.
+const LAUNCHER = landlockLauncherPath(process.env);
+describe.skipIf(!AS_ROOT || !existsSync(LAUNCHER))('the landlock sandbox for an unprivileged user (nobody)', () => {
+  it('confines nobody: canary refused, writes only to the workspace, no capabilities, a seccomp filter', () => {
+    const home = mkdtempSync('/var/tmp/gh-ll-nobody-home-');
+    try {
+      const ws = path.join(home, 'proj');
+      const data = path.join(home, '.local', 'state', 'gatehouse');
+      mkdirSync(ws, { recursive: true });
+      mkdirSync(data, { recursive: true });
+      const canary = path.join(home, 'canary.txt');
+      writeFileSync(canary, 'NOBODY-CANARY');
+      execFileSync('chown', ['-R', '65534:65534', home]);
+      const launcher = path.join(dir, 'gatehouse-landlock');
+      copyFileSync(LAUNCHER, launcher);
+      chmodSync(launcher, 0o755);
+      const outside = path.join('/var/tmp', `gh-ll-outside-${process.pid}`);
+      const denied = path.join(repoRoot, 'tests', 'fixtures', 'sandbox', 'bwrap-apparmor-denied.sh');
+      const env = ['env', `GATEHOUSE_BWRAP=${denied}`, `GATEHOUSE_LANDLOCK=${launcher}`];
+      const asNobody = (args: string[]) => execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...env, ...args], { encoding: 'utf8', cwd: dir });
+      expect(asNobody(['cat', canary])).toBe('NOBODY-CANARY');
+      const out = JSON.parse(asNobody([process.execPath, bundle, JSON.stringify({ workspace: ws, dataDir: data, home, canary, outside })])) as Record<string, unknown>;
+      expect(out).toMatchObject({ uid: 65534, canary: 'ERR EACCES', writeOutside: 'ERR EACCES', writeWorkspace: 'wrote', capEff: '0000000000000000', seccomp: '2' });
       expect(readFileSync(path.join(ws, 'in.txt'), 'utf8')).toBe('x');
       expect(existsSync(outside)).toBe(false);
     } finally {

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { Play, RotateCw, ScrollText, Server, Square } from 'lucide-react';
 import { useHostApi } from '../../api/context';
 import { Badge, StateBadge } from '../../components/badge';
-import { SandboxBadge } from './sandbox-badge';
+import { SandboxBadge, SandboxDetails } from './sandbox-badge';
 import { EraBadge } from './era-badge';
 import { Banner } from '../../components/banner';
 import { Button } from '../../components/button';
@@ -236,6 +236,7 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
         <dd>{s.protocolFaults ? <Badge tone="danger" title="Lines on stdout that were not JSON-RPC; recorded and dropped">{s.protocolFaults}</Badge> : '0'}</dd>
       </dl>
 
+      <SandboxDetails id={s.id} sandbox={s.sandbox} />
       {s.capabilities ? (
         <div className="detail-block">
           <div className="section-label">Capabilities</div>
