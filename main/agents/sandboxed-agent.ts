@@ -35,7 +35,7 @@ export function sandboxAgent(spec: AgentSpec, prepared: Extract<PreparedAgent, {
     hostEnv: ctx.hostEnv,
     searchPath: ctx.searchPath,
     internalRead: [ctx.runDir],
-    // A pty cannot pass the seccomp fd; an agent's network is never `none` anyway (the gateway).
+    // Agents run on a pty (node-pty), which cannot pass the seccomp fd: the launch prelude opens it.
     canPassFds: false,
   });
   return { run, summary: summarizeSandbox(sandbox) };

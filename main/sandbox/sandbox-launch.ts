@@ -15,7 +15,7 @@ import { openHostBridges, type HostBridges } from './host-bridges';
 import { mountPlan, SandboxConfigError } from './mount-plan';
 import { seatbeltProfile } from './seatbelt-profile';
 import type { LimitsMechanism, SandboxKind, SandboxSpec } from './types';
-import { noNetworkSeccomp } from './seccomp';
+import { sandboxSeccomp } from './seccomp';
 import { withPrelude, type PreludeSteps } from './launch-prelude';
 
 export class SandboxUnavailableError extends Error {
@@ -45,8 +45,8 @@ export interface SandboxLaunchInput {
   log?: (line: string) => void;
   platform?: NodeJS.Platform;
   /**
-   * The caller can hand the child extra file descriptors (stdio[3…]); a pty cannot. Needed for the
-   * seccomp filter of `network: none`.
+   * The caller can hand the child extra file descriptors (stdio[3…]); a pty cannot, so the
+   * prelude opens the seccomp filter as fd 3 itself (launch-prelude.ts).
    */
   canPassFds?: boolean;
 }
@@ -127,20 +127,23 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
     command = input.nodePath;
     if (bridges.proxyPort !== undefined) Object.assign(env, proxyEnv(`http://127.0.0.1:${bridges.proxyPort}`));
   }
-  let filter: { fd: number; dir: string } | undefined;
+  let filter: { fd?: number; file: string; dir: string } | undefined;
   try {
-    const program = spec.network.kind === 'none' && input.canPassFds !== false ? noNetworkSeccomp() : undefined;
+    // Every sandboxed process gets the filter (seccomp.ts): TIOCSTI/TIOCLINUX always, address
+    // families under `none`.
+    const program = sandboxSeccomp({ network: spec.network });
     if (program) {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-seccomp-'));
       const file = path.join(dir, 'filter.bpf');
       writeFileSync(file, program, { mode: 0o600 });
-      filter = { fd: openSync(file, 'r'), dir };
+      filter = { file, dir, ...(input.canPassFds === false ? {} : { fd: openSync(file, 'r') }) };
     }
     const argv = bwrapArgs({ rules, cwd: input.cwd, socketDir: bridges?.socketDir, disableUserns: avail.disableUserns, command, args, ...(filter ? { seccompFd: 3 } : {}) });
     const opened = filter;
     // Steps that must hold before bwrap runs (launch-prelude.ts): the limits' cgroups and
     // rlimits, and the seccomp filter as fd 3 where the spawner cannot pass fds (a pty).
     const prelude: PreludeSteps = {};
+    if (filter && filter.fd === undefined) prelude.openFds = [{ fd: 3, file: filter.file }];
     const launched = withPrelude(avail.bwrap, argv, prelude);
     return {
       command: launched.command,
@@ -148,9 +151,9 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
       env,
       sandboxed: true,
       kind: 'bubblewrap',
-      unenforced: [],
+      unenforced: program ? [] : [`no seccomp filter for ${process.arch}: TIOCSTI is not refused and network none is the empty network namespace alone`],
       limits: { mechanism: 'none', summary: 'none: not enforced yet' },
-      extraFds: opened ? [opened.fd] : [],
+      extraFds: opened?.fd !== undefined ? [opened.fd] : [],
       dispose: () => {
         bridges?.close();
         if (opened) closeFilter(opened);
@@ -168,9 +171,9 @@ export function unconfined(command: string, args: string[], env: Record<string, 
   return { command, args, env, sandboxed: false, kind: 'off', unenforced: ['sandbox: off in the profile: runs unconfined'], limits: { mechanism: 'none', summary: 'none: not enforced yet' }, extraFds: [], dispose: () => {} };
 }
 
-function closeFilter(f: { fd: number; dir: string }): void {
+function closeFilter(f: { fd?: number; dir: string }): void {
   try {
-    closeSync(f.fd);
+    if (f.fd !== undefined) closeSync(f.fd);
   } catch {}
   rmSync(f.dir, { recursive: true, force: true });
 }

@@ -23,7 +23,7 @@ export interface SpawnSandboxedInput {
   searchPath: string;
   internalRead?: string[];
   log?: (line: string) => void;
-  /** False for a pty (node-pty cannot pass extra fds): no seccomp filter then. */
+  /** False for a pty (node-pty cannot pass extra fds): the prelude opens the seccomp filter then. */
   canPassFds?: boolean;
 }
 
