@@ -10,6 +10,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Host } from '../../main/host';
 import { nodePtyBackend, type PtyProcess } from '../../main/agents/pty-backend';
 import { descendants } from '../../main/sandbox/signal-tree';
 import { tempDir, writeProfile } from '../support/temp';
@@ -162,4 +163,29 @@ describe('the person\'s terminal under a sandboxed stdio server', () => {
     expect(r.tiocsti).toMatchObject({ '0': 'EPERM', '1': 'EPERM', '2': 'EPERM', 'own-pty': 'EPERM', 'own-pty-high-bits': 'EPERM' });
     expect(r.tioclinux).toMatchObject({ '0': 'EPERM', 'own-pty': 'EPERM' });
   }, 150_000);
+});
+
+describe("the app's own terminals", () => {
+  it('an agent in a terminal of the app (node-pty, no fds to pass) runs under the filter too', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const file = agentProfile(tmp.dir, PYTHON, [fixture('tty-attack.py'), 'PWNED']);
+    const host = new Host({ dataDir: path.join(tmp.dir, 'data') });
+    try {
+      const launch = await host.launch(file, { httpPort: 0 });
+      const opened = await host.openTerminal(launch.id);
+      if ('unavailable' in opened) throw new Error(opened.unavailable);
+      const session = host.terminals.get(opened.id)!;
+      let output = session.replay();
+      session.on('data', (d) => (output += d));
+      await waitFor(() => session.status().exit !== undefined, { timeoutMs: 60_000, what: 'the agent to exit' });
+      const report = attackReport(output);
+      expect(report.tiocsti).toMatchObject({ '0': 'EPERM', '1': 'EPERM', '2': 'EPERM', 'own-pty': 'EPERM' });
+      expect(report.tioclinux).toMatchObject({ '0': 'EPERM' });
+      expect(report.tiocsti['/dev/tty']).toBe('open ENXIO');
+      expect(session.status().exit?.code).toBe(7);
+    } finally {
+      await host.shutdown();
+    }
+  }, 120_000);
 });
