@@ -93,7 +93,10 @@ export async function run(argv: string[]): Promise<number> {
   if (args instanceof UsageExit) return args.code;
   const checked = checkProfileRunArgs('launch', USAGE, args);
   if (checked instanceof UsageExit) return checked.code;
-  const { surface, log } = checked;
+  const { surface } = checked;
+  // While the agent's relay holds the terminal raw (no output processing: tty-relay.ts), a bare
+  // "\n" would not return the cursor: Gatehouse's own lines then end in "\r\n" themselves.
+  const log = (line: string) => checked.log(process.stdin.isTTY && process.stdin.isRaw ? `${line.replace(/\n/g, '\r\n')}\r` : line);
   const port = args.port === undefined ? 0 : parsePort('launch', 'port', args.port);
   if (port instanceof UsageExit) return port.code;
 

@@ -117,6 +117,34 @@ echo "GOT:$line"`,
     expect(text).toMatch(/MODE:opost icanon echo/);
   }, 150_000);
 
+  it('Ctrl-C\'s SIGINT to Gatehouse while the agent runs: the terminal is restored, the agent ends, 130 comes back', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const marker = `agent-waits-${process.pid}-${Date.now()}`;
+    const file = agentProfile(tmp.dir, PYTHON, ['-c', 'import sys; print("AGENT-READY", flush=True); sys.stdin.read()', marker]);
+    const term = personsTerminal(
+      `"$GH" launch --profile "$GH_PROFILE" --agent --data-dir "$GH_DATA"
+echo "CODE:$?"
+echo "MODE:$(stty -a | tr ' ;' '\\n\\n' | grep -x -e opost -e -opost -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')"`,
+      { GH: GATEHOUSE, GH_PROFILE: file, GH_DATA: path.join(tmp.dir, 'data') },
+    );
+    await waitOn(term, () => term.output().includes('AGENT-READY'), 'the agent to start');
+    const host = descendants(term.pty.pid).find((p) => p.ppid === term.pty.pid);
+    expect(host, 'the gatehouse process under the outer shell').toBeDefined();
+    process.kill(host!.pid, 'SIGINT');
+    await waitOn(term, () => term.output().includes('MODE:'), 'the launch to end');
+    expect(term.output()).toContain('CODE:130');
+    expect(term.output()).toMatch(/MODE:opost icanon echo/);
+    const withMarker = () => descendants(1).filter((p) => {
+      try {
+        return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    });
+    await waitFor(() => withMarker().length === 0, { what: 'the agent to be gone' });
+  }, 150_000);
+
   it('relays window size changes to the agent (SIGWINCH into its own session)', async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
