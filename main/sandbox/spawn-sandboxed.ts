@@ -79,7 +79,7 @@ export function installPrefix(command: string, home: readonly string[] = homeDir
   return tooWide(dir) ? real : dir;
 }
 
-function homeDirs(home?: string): string[] {
+export function homeDirs(home?: string): string[] {
   const dirs = new Set<string>();
   for (const h of [home, process.env.HOME, os.homedir()]) {
     if (!h) continue;
@@ -92,7 +92,7 @@ function homeDirs(home?: string): string[] {
 }
 
 /** A script's `#!/usr/bin/env node` interpreter, found on PATH: its prefix must be visible too. */
-function interpreterPrefixes(command: string, searchPath: string, homes: readonly string[]): string[] {
+export function interpreterPrefixes(command: string, searchPath: string, homes: readonly string[]): string[] {
   try {
     const head = readHead(command);
     const m = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(head);

@@ -87,7 +87,7 @@ describe('the person\'s terminal under `gatehouse launch --agent`', () => {
     cleanups.push(tmp.cleanup);
     const file = agentProfile(tmp.dir, PYTHON, [fixture('tty-attack.py'), 'PWNED']);
     const term = personsTerminal(
-      `printf 'OUTER-TTY:%s\\n' "$(stat -L -c '%t:%T' /proc/self/fd/0)"
+      `printf 'OUTER-TTY:%s\\n' "$(stat -L -c '%d:%t:%T' /proc/self/fd/0)"
 "$GH" launch --profile "$GH_PROFILE" --agent --data-dir "$GH_DATA"
 echo "CODE:$?"
 echo "MODE:$(stty -a | tr ' ;' '\\n\\n' | grep -x -e opost -e -opost -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')"
@@ -104,7 +104,7 @@ echo "GOT:$line"`,
     const report = attackReport(text);
     // The agent's terminal is not the person's: another pty (Gatehouse's), relayed.
     const outer = /OUTER-TTY:(\S+)/.exec(text)![1];
-    expect(report.fd0).toMatch(/^[0-9a-f]+:[0-9a-f]+$/);
+    expect(report.fd0).toMatch(/^\d+:[0-9a-f]+:[0-9a-f]+$/);
     expect(report.fd0).not.toBe(outer);
     // And the filter refuses the ioctl itself, on every fd and its own pty; no controlling tty.
     expect(report.tiocsti).toMatchObject({ '0': 'EPERM', '1': 'EPERM', '2': 'EPERM', 'own-pty': 'EPERM', 'own-pty-high-bits': 'EPERM' });
@@ -171,16 +171,17 @@ describe('the person\'s terminal under a sandboxed stdio server', () => {
     );
     const dataDir = path.join(tmp.dir, 'data');
     pinProfile(dataDir, file);
-    const term = personsTerminal(`"$GH" launch --profile "$GH_PROFILE" --no-http --no-approver --data-dir "$GH_DATA"; echo AFTER-LAUNCH; read line; echo "GOT:$line"`, {
+    // In the background (stdin /dev/null; its session's terminal is still this pty), so the
+    // shell can say its pid.
+    const term = personsTerminal(`"$GH" launch --profile "$GH_PROFILE" --no-http --no-approver --data-dir "$GH_DATA" & echo "HOST-PID:$!"; wait $!; echo AFTER-LAUNCH; read line; echo "GOT:$line"`, {
       GH: GATEHOUSE,
       GH_PROFILE: file,
       GH_DATA: dataDir,
     });
     await waitOn(term, () => existsSync(report), "the server's report");
-    // The host runs until a signal: stop it as Ctrl-C's SIGINT would (its pid: the shell's child).
-    const host = descendants(term.pty.pid).find((p) => p.ppid === term.pty.pid);
-    expect(host, 'the gatehouse process under the outer shell').toBeDefined();
-    process.kill(host!.pid, 'SIGTERM');
+    // The host runs until a signal: stop it as a person's Ctrl-C would.
+    const hostPid = Number(/HOST-PID:(\d+)/.exec(term.output())![1]);
+    process.kill(hostPid, 'SIGTERM');
     const got = await outerShellReads(term);
     expect(got).toBe('clean');
     expect(term.output()).not.toMatch(/GOT:echo PWNED/);
@@ -210,8 +211,39 @@ describe("the app's own terminals", () => {
       const report = attackReport(output);
       expect(report.tiocsti).toMatchObject({ '0': 'EPERM', '1': 'EPERM', '2': 'EPERM', 'own-pty': 'EPERM' });
       expect(report.tioclinux).toMatchObject({ '0': 'EPERM' });
-      expect(report.tiocsti['/dev/tty']).toBe('open ENXIO');
+      // Its /dev/tty is the pty of its own that script(1) gives it inside (main/agents/own-terminal.ts).
+      expect(report.tiocsti['/dev/tty']).toBe('EPERM');
       expect(session.status().exit?.code).toBe(7);
+    } finally {
+      await host.shutdown();
+    }
+  }, 120_000);
+
+  it('a shell there keeps job control in its own session: Ctrl-C interrupts its job, not the terminal', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const file = agentProfile(tmp.dir, '/bin/bash', ['--norc', '--noprofile', '-i']);
+    const host = new Host({ dataDir: path.join(tmp.dir, 'data') });
+    try {
+      const launch = await host.launch(file, { httpPort: 0 });
+      const opened = await host.openTerminal(launch.id);
+      if ('unavailable' in opened) throw new Error(opened.unavailable);
+      const session = host.terminals.get(opened.id)!;
+      let output = session.replay();
+      session.on('data', (d) => (output += d));
+      const seen = (re: RegExp, what: string) => waitFor(() => re.test(output), { timeoutMs: 60_000, what }).catch((err: Error) => {
+        throw new Error(`${err.message}; the terminal shows: ${JSON.stringify(output)}`);
+      });
+      session.write('echo SLEEPING; sleep 1000\r');
+      await seen(/[\r\n]SLEEPING\r?\n/, 'the job to start');
+      // Without a controlling terminal of its own this ^C reached bwrap, and the terminal ended.
+      session.write('\x03');
+      session.write('echo ALIVE-$((40+2)) $(tty)\r');
+      await seen(/ALIVE-42 \/dev\/pts\/\d+/, 'the shell to answer after Ctrl-C');
+      session.write('exit 5\r');
+      await waitFor(() => session.status().exit !== undefined, { timeoutMs: 60_000, what: 'the shell to exit' });
+      expect(session.status().exit?.code).toBe(5);
+      expect(output).not.toContain('no job control');
     } finally {
       await host.shutdown();
     }
