@@ -71,7 +71,7 @@ async function outerShellReads(term: Terminal): Promise<string> {
   return got;
 }
 
-function attackReport(text: string): { tiocsti: Record<string, string>; tioclinux: Record<string, string>; fd0: string } {
+function attackReport(text: string): { tiocsti: Record<string, string>; tioclinux: Record<string, string>; fd0: string; reachable_ttys: string[] } {
   const line = /TTY-ATTACK (\{[^\r\n]*\})/.exec(text)?.[1];
   if (!line) throw new Error(`expected a TTY-ATTACK line from the fixture; found: ${JSON.stringify(text)}`);
   return JSON.parse(line);
@@ -106,6 +106,9 @@ echo "GOT:$line"`,
     const outer = /OUTER-TTY:(\S+)/.exec(text)![1];
     expect(report.fd0).toMatch(/^\d+:[0-9a-f]+:[0-9a-f]+$/);
     expect(report.fd0).not.toBe(outer);
+    // Nor does any process in its reach hold it (a /proc/PID/fd link would reopen it).
+    expect(report.reachable_ttys.length).toBeGreaterThan(0);
+    expect(report.reachable_ttys).not.toContain(outer);
     // And the filter refuses the ioctl itself, on every fd and its own pty; no controlling tty.
     expect(report.tiocsti).toMatchObject({ '0': 'EPERM', '1': 'EPERM', '2': 'EPERM', 'own-pty': 'EPERM', 'own-pty-high-bits': 'EPERM' });
     expect(report.tiocsti['/dev/tty']).toMatch(/^(open ENXIO|open EIO|EPERM)$/);
