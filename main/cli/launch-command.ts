@@ -96,7 +96,7 @@ export async function run(argv: string[]): Promise<number> {
   const { surface } = checked;
   // While the agent's relay holds the terminal raw (no output processing: tty-relay.ts), a bare
   // "\n" would not return the cursor: Gatehouse's own lines then end in "\r\n" themselves.
-  const log = (line: string) => checked.log(process.stdin.isTTY && process.stdin.isRaw ? `${line.replace(/\n/g, '\r\n')}\r` : line);
+  const log = (line: string) => checked.log(args.agent && process.stdin.isTTY && process.stdin.isRaw ? `${line.replace(/\n/g, '\r\n')}\r` : line);
   const port = args.port === undefined ? 0 : parsePort('launch', 'port', args.port);
   if (port instanceof UsageExit) return port.code;
 
