@@ -3,7 +3,8 @@
 // (`gatehouse launch --agent`). See main/sandbox/agent-sandbox.ts for what the sandbox allows.
 import type { AgentSpec } from '../profiles/types';
 import { agentSandboxSpec } from '../sandbox/agent-sandbox';
-import { spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import { homeDirs, installPrefix, interpreterPrefixes, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
+import { underOwnTerminal } from './own-terminal';
 import { summarizeSandbox, type SandboxSummary } from '../sandbox/types';
 import { PRESETS, type PreparedAgent } from './presets';
 
@@ -27,17 +28,22 @@ export function sandboxAgent(spec: AgentSpec, prepared: Extract<PreparedAgent, {
     gatewayUrl: ctx.gatewayUrl,
     home: ctx.hostEnv.HOME,
   });
+  // A controlling terminal of its own inside the sandbox (own-terminal.ts); then what the agent's
+  // own command needs to run must be named here, as spawnSandboxed sees only script(1).
+  const inner = sandbox.mode === 'off' ? undefined : underOwnTerminal(prepared.command, prepared.args, prepared.env);
+  const homes = homeDirs(ctx.hostEnv.HOME);
+  const needs = inner ? [installPrefix(prepared.command, homes), ...interpreterPrefixes(prepared.command, ctx.searchPath, homes)] : [];
   const run = spawnSandboxed(sandbox, {
-    command: prepared.command,
-    args: prepared.args,
+    command: inner?.command ?? prepared.command,
+    args: inner?.args ?? prepared.args,
     cwd: prepared.cwd,
-    env: prepared.env,
+    env: inner?.env ?? prepared.env,
     workspace: ctx.workspace,
     dataDir: ctx.dataDir,
     hostEnv: ctx.hostEnv,
     searchPath: ctx.searchPath,
-    internalRead: [ctx.runDir],
-    // A pty cannot pass the seccomp fd; an agent's network is never `none` anyway (the gateway).
+    internalRead: [ctx.runDir, ...needs],
+    // Agents run on a pty (node-pty), which cannot pass the seccomp fd: the launch prelude opens it.
     canPassFds: false,
     limitsGroup: ctx.limitsGroup,
   });

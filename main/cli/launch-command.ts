@@ -7,19 +7,24 @@ import { checkProfileRunArgs, parseCommandArgs, parsePort, PROFILE_RUN_OPTIONS, 
 import { attachTtyApprover } from '../approvals/tty-approver';
 import { openControllingTty } from '../approvals/controlling-tty';
 import { formatStatus, installShutdown } from './host-lifecycle';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import type { Launch } from '../host';
 import type { AgentSpec } from '../profiles/types';
 import { prepareAgent } from '../agents/presets';
 import { sandboxAgent } from '../agents/sandboxed-agent';
+import { nodePtyBackend, type PtyBackend } from '../agents/pty-backend';
+import { relayOnPty } from '../agents/tty-relay';
+import { nativeLoadProblem } from '../native/abi-mismatch';
 import type { SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { resolveSearchPath } from '../supervisor/shell-path';
 import { appRoot } from '../paths';
 import { settleLaunchConsent } from './trust-consent';
 
-/** Runs the profile's agent on this terminal (inherited stdio), with its own gateway token. */
+/**
+ * Runs the profile's agent with its own gateway token on a pty Gatehouse owns, relayed to this
+ * terminal (main/agents/tty-relay.ts): the agent never holds the person's terminal.
+ */
 async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log: (l: string) => void): Promise<number> {
   const id = `cli-${process.pid}`;
   const grant = launch.endpoint!.issueToken(id);
@@ -40,22 +45,35 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
       return 1;
     }
     sandboxRun = boxed.run;
-    log(`gatehouse: starting ${prepared.title} (${prepared.command}) in ${prepared.cwd}; sandbox ${boxed.summary.summary}; limits ${boxed.summary.limits ?? 'none'}`);
-    const child = spawn(boxed.run.command, boxed.run.args, { cwd: prepared.cwd, env: boxed.run.env, stdio: 'inherit' });
-    // At a cap (main/sandbox/limits.ts) the agent ends, and this terminal says why.
-    if (child.pid !== undefined) {
-      boxed.run.watch?.(child.pid, (why) => {
-        log(`gatehouse: agent stopped: ${why}`);
-        child.kill('SIGKILL');
-      });
+    let backend: PtyBackend;
+    try {
+      backend = nodePtyBackend();
+    } catch (err) {
+      // Never fall back to handing the agent this terminal: the relay exists to prevent that.
+      const problem = nativeLoadProblem(err, 'node-pty', 'the agent cannot be given a terminal');
+      if (!problem) throw err;
+      log(`gatehouse: agent not started: ${problem}`);
+      return 1;
     }
-    return await new Promise<number>((resolve) => {
-      child.on('error', (err) => {
-        log(`gatehouse: agent failed to start: ${err.message}`);
-        resolve(1);
+    log(`gatehouse: starting ${prepared.title} (${prepared.command}) in ${prepared.cwd}; sandbox ${boxed.summary.summary}; limits ${boxed.summary.limits ?? 'none'}`);
+    try {
+      return await relayOnPty({
+        backend,
+        command: boxed.run.command,
+        args: boxed.run.args,
+        cwd: prepared.cwd,
+        env: boxed.run.env,
+        // At a cap (main/sandbox/limits.ts) the agent ends, and this terminal says why.
+        onSpawn: (pty) =>
+          boxed.run.watch?.(pty.pid, (why) => {
+            log(`gatehouse: agent stopped: ${why}`);
+            pty.kill('SIGKILL');
+          }),
       });
-      child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
-    });
+    } catch (err) {
+      log(`gatehouse: agent failed to start: ${(err as Error).message}`);
+      return 1;
+    }
   } finally {
     sandboxRun?.dispose();
     grant.revoke();
@@ -66,9 +84,9 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
 const USAGE = `usage: gatehouse launch --profile NAME|FILE [--port N] [--no-http] [--tool-surface friendly|canonical|both]
                         [--agent] [--data-dir DIR] [--no-approver] [--quiet]
 
-  --agent   also start the profile's agent attached to this terminal, wired to the gateway;
-            when it exits, everything stops. Approvals then cannot be asked on this terminal
-            (the agent owns it) and fail closed.`;
+  --agent   also start the profile's agent on this terminal (through a pty Gatehouse relays),
+            wired to the gateway; when it exits, everything stops with its exit code.
+            Approvals then cannot be asked on this terminal and fail closed.`;
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseCommandArgs('launch', USAGE, () =>
@@ -87,7 +105,10 @@ export async function run(argv: string[]): Promise<number> {
   if (args instanceof UsageExit) return args.code;
   const checked = checkProfileRunArgs('launch', USAGE, args);
   if (checked instanceof UsageExit) return checked.code;
-  const { surface, log } = checked;
+  const { surface } = checked;
+  // While the agent's relay holds the terminal raw (no output processing: tty-relay.ts), a bare
+  // "\n" would not return the cursor: Gatehouse's own lines then end in "\r\n" themselves.
+  const log = (line: string) => checked.log(args.agent && process.stdin.isTTY && process.stdin.isRaw ? `${line.replace(/\n/g, '\r\n')}\r` : line);
   const port = args.port === undefined ? 0 : parsePort('launch', 'port', args.port);
   if (port instanceof UsageExit) return port.code;
 

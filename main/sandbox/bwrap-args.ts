@@ -8,8 +8,9 @@
 // --cap-drop ALL: run as root, bwrap would otherwise leave the sandboxed process full
 // capabilities inside its user namespace, enough to unmount the tmpfs that hides ~/.ssh (tried:
 // `umount` succeeded before this flag). --disable-userns refuses nested user namespaces, the other
-// way back to capabilities. No --new-session: the server must stay in the process group the
-// supervisor signals, and an agent in a terminal needs its controlling tty for job control.
+// way back to capabilities. --new-session: no sandboxed process shares a session (and so a
+// controlling terminal) with anything outside, the other half of the TIOCSTI defence besides
+// seccomp.ts (CVE-2017-5226); signal-tree.ts finds the sandbox's processes by ppid instead.
 import type { MountRule } from './mount-plan';
 
 /** Where the host-side sockets appear inside (under the private /tmp: the root is read-only). */
@@ -31,7 +32,7 @@ export interface BwrapInput {
 export function bwrapArgs(input: BwrapInput): string[] {
   const a: string[] = ['--unshare-all', '--unshare-user'];
   if (input.disableUserns) a.push('--disable-userns');
-  a.push('--cap-drop', 'ALL', '--die-with-parent', '--hostname', 'gatehouse-sandbox');
+  a.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'gatehouse-sandbox');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm');
   // A hidden folder stays writable until every mount is in place (a grant inside it needs its
   // mount point created there), then becomes read-only: the remounts go last.

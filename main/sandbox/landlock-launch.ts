@@ -12,7 +12,7 @@ import { landlockRuleArgs, landlockRules } from './landlock-rules';
 import { withPrelude } from './launch-prelude';
 import { openLandlockProxy, type LandlockProxy } from './landlock-proxy';
 import { mountPlan } from './mount-plan';
-import { noNetworkSeccomp } from './seccomp';
+import { sandboxSeccomp } from './seccomp';
 import type { SandboxSpec } from './types';
 import type { SandboxedCommand, SandboxLaunchInput } from './sandbox-launch';
 import { outerLimits, proxyEnv, SandboxUnavailableError } from './sandbox-launch';
@@ -29,11 +29,13 @@ export interface LandlockAvailable {
 }
 
 /**
- * The seccomp program a landlock run gets: today's `network: none` filter (seccomp.ts), the same
- * one bubblewrap gets. One call, so switching to the extended builder is one line.
+ * The seccomp program a landlock run gets: the same one bubblewrap gets (seccomp.ts: TIOCSTI and
+ * TIOCLINUX always, address families under `none`, AF_VSOCK otherwise). Its NETLINK_ROUTE
+ * allowance reads the host's interfaces here (no network namespace), read-only: the launcher
+ * drops every capability first, CAP_NET_ADMIN included (checked with capget).
  */
 function landlockSeccomp(spec: SandboxSpec): Buffer | undefined {
-  return spec.network.kind === 'none' ? noNetworkSeccomp() : undefined;
+  return sandboxSeccomp({ network: spec.network });
 }
 
 /** What this kind could not enforce for this spec, one line each (Servers view, audit, log line). */
@@ -47,8 +49,9 @@ export function landlockUnenforced(spec: SandboxSpec, abi: number, opts: { hasSe
   ];
   if (abi < LANDLOCK_ABI_SCOPE) out.push(`abstract Unix sockets and signals to the host's processes are not scoped (Landlock ABI ${abi} < 6, needs Linux 6.12)`);
   if (abi < LANDLOCK_ABI_IOCTL_DEV) out.push(`device ioctls (TIOCSTI on a terminal it opens) are not refused by Landlock (ABI ${abi} < 5, needs Linux 6.10)`);
-  out.push('ioctl(TIOCSTI) on a terminal it inherited is not refused (the seccomp filter has no TIOCSTI rule yet)');
+  if (!opts.hasSeccomp) out.push(`no seccomp filter for ${process.arch}: ioctl(TIOCSTI) on an inherited terminal is not refused`);
   if (spec.network.kind === 'none') {
+    out.push('network none: the host\'s network interfaces can be listed (NETLINK_ROUTE, read-only; no network namespace)');
     if (!opts.hasSeccomp) out.push(`network none: no seccomp filter here (${process.arch}${opts.ports.length === 0 ? ', or a pty that cannot pass it' : ''}): only TCP is refused (Landlock), not UDP or raw sockets`);
   } else {
     out.push(`network ${spec.network.kind}: TCP connect is limited to port${opts.ports.length === 1 ? '' : 's'} ${opts.ports.join(', ') || '(none)'} on any address, not to 127.0.0.1 (Landlock matches the port only)`);

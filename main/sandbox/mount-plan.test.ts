@@ -88,7 +88,7 @@ describe('mountPlan', () => {
 describe('bwrapArgs', () => {
   it('namespaces, caps, die-with-parent, read-only root, private /tmp /dev /proc; hides made read-only last', () => {
     const argv = bwrapArgs({ rules: mountPlan(STRICT_DEFAULT, ctx()), cwd: '/home/ada/proj', disableUserns: true, command: '/usr/bin/node', args: ['server.js'], socketDir: '/tmp/gatehouse-sbx-1' });
-    expect(argv.slice(0, 8)).toEqual(['--unshare-all', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--die-with-parent', '--hostname', 'gatehouse-sandbox']);
+    expect(argv.slice(0, 9)).toEqual(['--unshare-all', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'gatehouse-sandbox']);
     const joined = argv.join(' ');
     expect(joined).toContain('--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm');
     expect(joined).toContain('--perms 0700 --tmpfs /home/ada --bind /home/ada/proj');
@@ -99,7 +99,6 @@ describe('bwrapArgs', () => {
     const remounted = argv.flatMap((a, i) => (a === '--remount-ro' && i > lastBind ? [argv[i + 1]] : []));
     expect(remounted).toEqual(['/home/ada']);
     expect(argv.slice(-5)).toEqual(['--chdir', '/home/ada/proj', '--', '/usr/bin/node', 'server.js']);
-    expect(joined).not.toContain('--new-session');
     expect(joined).not.toContain('--share-net');
   });
 });

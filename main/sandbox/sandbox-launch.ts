@@ -15,7 +15,7 @@ import { openHostBridges, type HostBridges } from './host-bridges';
 import { mountPlan, SandboxConfigError } from './mount-plan';
 import { seatbeltProfile } from './seatbelt-profile';
 import type { LimitsMechanism, SandboxKind, SandboxSpec } from './types';
-import { noNetworkSeccomp } from './seccomp';
+import { sandboxSeccomp } from './seccomp';
 import { withPrelude, type PreludeSteps } from './launch-prelude';
 import { planLimits, type LimitsPlan, type LimitsRequest } from './limits';
 import { prepareLandlock } from './landlock-launch';
@@ -47,8 +47,8 @@ export interface SandboxLaunchInput {
   log?: (line: string) => void;
   platform?: NodeJS.Platform;
   /**
-   * The caller can hand the child extra file descriptors (stdio[3…]); a pty cannot. Needed for the
-   * seccomp filter of `network: none`.
+   * The caller can hand the child extra file descriptors (stdio[3…]); a pty cannot, so the
+   * prelude opens the seccomp filter as fd 3 itself (launch-prelude.ts).
    */
   canPassFds?: boolean;
   /** Names the run's cgroup folder `gatehouse/<launch>/<name>` (limits.ts); defaults name the host process. */
@@ -133,7 +133,7 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
     command = input.nodePath;
     if (bridges.proxyPort !== undefined) Object.assign(env, proxyEnv(`http://127.0.0.1:${bridges.proxyPort}`));
   }
-  let filter: { fd: number; dir: string } | undefined;
+  let filter: { fd?: number; file: string; dir: string } | undefined;
   let plan: LimitsPlan | undefined;
   try {
     plan = planLimits({ limits: spec.limits, kind: 'bubblewrap', hostEnv: input.hostEnv, ...input.limitsGroup });
@@ -142,18 +142,21 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
       args = [...plan.inner.args, command, ...args];
       command = plan.inner.command;
     }
-    const program = spec.network.kind === 'none' && input.canPassFds !== false ? noNetworkSeccomp() : undefined;
+    // Every sandboxed process gets the filter (seccomp.ts): TIOCSTI/TIOCLINUX always, address
+    // families under `none`.
+    const program = sandboxSeccomp({ network: spec.network });
     if (program) {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-seccomp-'));
       const file = path.join(dir, 'filter.bpf');
       writeFileSync(file, program, { mode: 0o600 });
-      filter = { fd: openSync(file, 'r'), dir };
+      filter = { file, dir, ...(input.canPassFds === false ? {} : { fd: openSync(file, 'r') }) };
     }
     const argv = bwrapArgs({ rules, cwd: input.cwd, socketDir: bridges?.socketDir, disableUserns: avail.disableUserns, command, args, ...(filter ? { seccompFd: 3 } : {}) });
     const opened = filter;
     // Steps that must hold before bwrap runs (launch-prelude.ts): the limits' cgroups and
     // rlimits, and the seccomp filter as fd 3 where the spawner cannot pass fds (a pty).
     const prelude: PreludeSteps = { ...plan.prelude };
+    if (filter && filter.fd === undefined) prelude.openFds = [{ fd: 3, file: filter.file }];
     const launched = outerLimits(plan, withPrelude(avail.bwrap, argv, prelude));
     const limits = plan;
     return {
@@ -162,10 +165,13 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
       env,
       sandboxed: true,
       kind: 'bubblewrap',
-      unenforced: limits.unenforced.map((l) => `limits: ${l}`),
+      unenforced: [
+        ...(program ? [] : [`no seccomp filter for ${process.arch}: TIOCSTI is not refused and network none is the empty network namespace alone`]),
+        ...limits.unenforced.map((l) => `limits: ${l}`),
+      ],
       limits: { mechanism: limits.mechanism, summary: limits.summary },
       watch: limits.watch,
-      extraFds: opened ? [opened.fd] : [],
+      extraFds: opened?.fd !== undefined ? [opened.fd] : [],
       dispose: () => {
         limits.dispose();
         bridges?.close();
@@ -203,9 +209,9 @@ export function outerLimits(plan: LimitsPlan, c: { command: string; args: string
   return plan.outer ? { command: plan.outer.command, args: [...plan.outer.args, c.command, ...c.args] } : c;
 }
 
-function closeFilter(f: { fd: number; dir: string }): void {
+function closeFilter(f: { fd?: number; dir: string }): void {
   try {
-    closeSync(f.fd);
+    if (f.fd !== undefined) closeSync(f.fd);
   } catch {}
   rmSync(f.dir, { recursive: true, force: true });
 }

@@ -1,29 +1,40 @@
-// Signals for a sandboxed run. The supervisor's process group holds bwrap (the leader, outside the
-// sandbox) and the server's processes inside. SIGTERM to the whole group would kill bwrap at once,
-// and --die-with-parent then SIGKILLs the server before it could shut down cleanly (measured: a
-// server's SIGTERM handler never ran). So the polite signals go to every member of the group but
-// bwrap itself, found in the host's /proc; SIGKILL still goes to the whole group, and bwrap's death
-// takes the namespace (setsid daemons included) with it.
+// Signals for a sandboxed run. The supervisor spawns bwrap as a process-group leader (outside the
+// sandbox). bwrap clones its init (pid 1 of the sandbox's PID namespace, also named bwrap), and
+// with --new-session (bwrap-args.ts) that init and everything it starts live in a session and
+// process group of their own, so the supervisor's group holds bwrap alone. Measured as root on
+// Linux 6.18, bubblewrap 0.8.0: bwrap (pgid P) → bwrap init (new sid) → the server → its children.
+//
+// So the sandbox's processes are found by their ppid links in the host's /proc: every descendant
+// of the outer bwrap except bwrap itself and its init. The polite signals (SIGTERM, SIGINT, …) go
+// to those: SIGTERM to the outer bwrap would end it at once, and --die-with-parent would then
+// SIGKILL the server before its own handler ran (measured: a server's SIGTERM handler never ran);
+// the init of a PID namespace ignores signals it has no handler for anyway. SIGKILL goes to the
+// group and to every descendant: the init's death ends the whole namespace (setsid daemons
+// included), and --die-with-parent takes it even when only bwrap was reached.
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** Pids (host view) of the processes in process group `pgid`, except `except`. */
-export function groupMembers(pgid: number, except: number): number[] {
-  const out: number[] = [];
+interface ProcEntry {
+  pid: number;
+  ppid: number;
+  comm: string;
+}
+
+function procTable(): ProcEntry[] {
   let names: string[];
   try {
     names = readdirSync('/proc');
   } catch {
-    return out;
+    return [];
   }
+  const out: ProcEntry[] = [];
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
-    if (pid === except) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses; fields follow the last ')'.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid) out.push(pid);
+      // pid (comm) state ppid …: comm may hold spaces and parentheses; fields follow the last ')'.
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      out.push({ pid: Number(name), ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close) });
     } catch {
       // Gone while we looked.
     }
@@ -31,15 +42,54 @@ export function groupMembers(pgid: number, except: number): number[] {
   return out;
 }
 
-/** Sends `signal` to the sandboxed processes of the group (bwrap, the leader, excluded). */
+/** Host pids of every descendant of `root` (not `root` itself), parents before children. */
+export function descendants(root: number, table: ProcEntry[] = procTable()): ProcEntry[] {
+  const children = new Map<number, ProcEntry[]>();
+  for (const e of table) {
+    const list = children.get(e.ppid);
+    if (list) list.push(e);
+    else children.set(e.ppid, [e]);
+  }
+  const out: ProcEntry[] = [];
+  const queue = [root];
+  const seen = new Set<number>([root]);
+  while (queue.length) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      if (seen.has(child.pid)) continue;
+      seen.add(child.pid);
+      out.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return out;
+}
+
+/**
+ * Host pids of the sandboxed processes under the outer bwrap `bwrapPid`: its descendants, less
+ * bwrap's own init (a direct child still named bwrap). A process inside that renames itself
+ * "bwrap" only spares itself the polite signal; SIGKILL still reaches it.
+ */
+export function sandboxMembers(bwrapPid: number): number[] {
+  return descendants(bwrapPid)
+    .filter((e) => !(e.ppid === bwrapPid && e.comm === 'bwrap'))
+    .map((e) => e.pid);
+}
+
+/** Sends `signal` to the sandboxed processes of the run whose outer bwrap (and group leader) is `pgid`. */
 export function signalSandboxedGroup(pgid: number, signal: NodeJS.Signals): void {
   if (signal === 'SIGKILL') {
+    // Children before parents, the group last: a pid is signalled while its parent still holds it.
+    for (const e of descendants(pgid).reverse()) {
+      try {
+        process.kill(e.pid, 'SIGKILL');
+      } catch {}
+    }
     try {
       process.kill(-pgid, 'SIGKILL');
     } catch {}
     return;
   }
-  for (const pid of groupMembers(pgid, pgid)) {
+  for (const pid of sandboxMembers(pgid)) {
     try {
       process.kill(pid, signal);
     } catch {}

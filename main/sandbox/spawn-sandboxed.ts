@@ -24,7 +24,7 @@ export interface SpawnSandboxedInput {
   searchPath: string;
   internalRead?: string[];
   log?: (line: string) => void;
-  /** False for a pty (node-pty cannot pass extra fds): no seccomp filter then. */
+  /** False for a pty (node-pty cannot pass extra fds): the prelude opens the seccomp filter then. */
   canPassFds?: boolean;
   /** The run's cgroup folder `gatehouse/<launch>/<name>` (limits.ts). */
   limitsGroup?: { launch: string; name: string };
@@ -83,7 +83,7 @@ export function installPrefix(command: string, home: readonly string[] = homeDir
   return tooWide(dir) ? real : dir;
 }
 
-function homeDirs(home?: string): string[] {
+export function homeDirs(home?: string): string[] {
   const dirs = new Set<string>();
   // os.homedir() is $HOME; the passwd home is hidden too (hidden-paths.ts), so it counts here.
   for (const h of [home, process.env.HOME, os.homedir(), passwdHome()]) {
@@ -97,7 +97,7 @@ function homeDirs(home?: string): string[] {
 }
 
 /** A script's `#!/usr/bin/env node` interpreter, found on PATH: its prefix must be visible too. */
-function interpreterPrefixes(command: string, searchPath: string, homes: readonly string[]): string[] {
+export function interpreterPrefixes(command: string, searchPath: string, homes: readonly string[]): string[] {
   try {
     const head = readHead(command);
     const m = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(head);

@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Host, type Launch } from '../../main/host';
 import { forgetSandboxAvailability, landlockLauncherPath, sandboxProbes } from '../../main/sandbox/availability';
-import * as seccomp from '../../main/sandbox/seccomp';
 import { tempDir, writeProfile } from '../support/temp';
 import { pinProfile } from '../support/trust';
 import { buildTestBundle } from '../support/build';
@@ -281,9 +280,8 @@ describe.skipIf(skipReason !== '')(`the landlock sandbox where bwrap is refused$
     expect(out).toMatch(/SECCOMP 2 UDP EACCES/);
   });
 
-  const filterRefusesTiocsti = 'sandboxSeccomp' in seccomp;
-  it.skipIf(!filterRefusesTiocsti)(
-    `refuses TIOCSTI on a terminal it inherited${filterRefusesTiocsti ? '' : ' (skipped: the seccomp filter on this branch, main/sandbox/seccomp.ts noNetworkSeccomp, has no TIOCSTI rule; the sandboxSeccomp builder adds it)'}`,
+  it(
+    'refuses TIOCSTI on a terminal it inherited (the seccomp filter, main/sandbox/seccomp.ts)',
     async () => {
       const { spawn: ptySpawn } = await import('node-pty');
       const { spawnSandboxed } = await import('../../main/sandbox/spawn-sandboxed');
