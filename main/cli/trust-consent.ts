@@ -8,9 +8,10 @@ import { openControllingTty } from '../approvals/controlling-tty';
 import { refusalLine, reviewProfileLaunch } from '../trust/launch-consent';
 import { askLaunchConsent } from '../trust/terminal-consent';
 import { cliActor } from '../trust/cli-store';
+import { launchSearchPath } from '../trust/program-identity';
 
 export async function settleLaunchConsent(host: Host, profile: ResolvedProfile, ref: string, opts: { ask: boolean; log: (line: string) => void }): Promise<void> {
-  const held = reviewProfileLaunch(profile, host.trust).filter((r) => r.status !== 'approved');
+  const held = reviewProfileLaunch(profile, host.trust, { searchPath: await launchSearchPath(host.env) }).filter((r) => r.status !== 'approved');
   if (held.length === 0) return;
   const tty = opts.ask ? openControllingTty() : undefined;
   if (!tty) {

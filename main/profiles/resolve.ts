@@ -121,6 +121,11 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') issues.push(loaded.issueAt(p, `expected an http:// or https:// URL, got ${shown}`));
   };
 
+  const refs = (key: 'envRefs' | 'headerRefs', rec: Record<string, string>): Record<string, string[]> => {
+    const list = referencesOf(rec);
+    return list.length ? { [key]: list } : {};
+  };
+
   const servers: ServerSpec[] = Object.entries(raw.servers).map(([id, s]) => {
     const p = ['servers', id];
     const common = {
@@ -139,6 +144,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
         command: str([...p, 'command'], s.command),
         args: strs([...p, 'args'], s.args),
         env: map([...p, 'env'], s.env),
+        ...refs('envRefs', s.env),
         inheritEnv: s.inherit_env,
         // Relative to the workspace: the folder a server is usually meant to work in.
         cwd: path.resolve(workspace, str([...p, 'cwd'], s.cwd)),
@@ -160,13 +166,14 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
               ...(s.redirect_port !== undefined ? { redirectPort: s.redirect_port } : {}),
             }
           : undefined;
-      return { ...common, kind: 'http', url, headers, transport: s.transport, trust: s.trust, ...(oauth ? { oauth } : {}) };
+      return { ...common, kind: 'http', url, headers, ...refs('headerRefs', s.headers), transport: s.transport, trust: s.trust, ...(oauth ? { oauth } : {}) };
     }
     return {
       ...common,
       kind: 'builtin',
       builtin: s.builtin,
       env: map([...p, 'env'], s.env),
+      ...refs('envRefs', s.env),
       inheritEnv: s.inherit_env,
       options: deep([...p, 'options'], s.options) as Record<string, unknown>,
       sandbox: builtinSandbox(serverSandbox([...p, 'sandbox'], s.sandbox), s.sandbox, deep([...p, 'options'], s.options)),
@@ -230,6 +237,20 @@ function builtinSandbox(spec: SandboxSpec, raw: SandboxRaw | undefined, options:
   const hosts = (options as { http?: { allow_hosts?: unknown } } | undefined)?.http?.allow_hosts;
   if (spec.mode === 'off' || networkGiven || !Array.isArray(hosts) || hosts.length === 0) return spec;
   return { ...spec, network: { kind: 'allow', hosts: hosts.filter((h): h is string => typeof h === 'string') } };
+}
+
+/**
+ * `NAME=${secret:X}`-style lines for each value that names a secret or a host variable, in
+ * the value's own order of references (`$${` is a literal, not a reference). The launch identity
+ * keeps these (main/trust/identity.ts) so a swapped reference asks again.
+ */
+export function referencesOf(rec: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(rec)) {
+    const found = [...value.replace(/\$\$\{/g, '').matchAll(/\$\{((?:secret|env):[^}:]+)/g)].map((m) => `\${${m[1]}}`);
+    if (found.length) out.push(`${name}=${found.join('')}`);
+  }
+  return out.sort();
 }
 
 function restartPolicy(s: ServerRaw): RestartPolicy {

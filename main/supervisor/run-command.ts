@@ -99,13 +99,13 @@ export function watchChild(
  */
 export function spawnServerChild(
   spec: StdioServerSpec | BuiltinServerSpec,
-  opts: { searchPath: string; workspace: string; hostEnv?: NodeJS.ProcessEnv; toolsServerEntry?: string; dataDir?: string; redactor: Redactor },
+  opts: { searchPath: string; workspace: string; hostEnv?: NodeJS.ProcessEnv; toolsServerEntry?: string; dataDir?: string; redactor: Redactor; protectedRead?: string[] },
   run: number,
   startedAt: number | undefined,
   on: { log(line: string): void; exited(reason: string, code: number | null, signal: string | null): void },
 ): { child: ChildProcess; boxed: SandboxedRun; runInfo: RunInfo } {
   const { command, args, cwd, env } = resolveRunCommand(spec, opts);
-  const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, log: (line) => on.log(`[gatehouse] ${line}`) });
+  const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, protectedRead: opts.protectedRead, log: (line) => on.log(`[gatehouse] ${line}`) });
   const child = spawn(boxed.command, boxed.args, {
     cwd,
     env: boxed.env,
