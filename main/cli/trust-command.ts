@@ -139,8 +139,11 @@ function launches(ctx: Ctx): LaunchReview[] {
 }
 
 function list(ctx: Ctx, json: boolean): number {
-  const rows = launches(ctx).map((r) => {
-    const pin = r.server === PROFILE_REVIEW ? undefined : ctx.store.server(ctx.profile.name, r.server);
+  const all = launches(ctx);
+  const own = all.find((r) => r.server === PROFILE_REVIEW);
+  const policy = own ? { launch: own.status, changed: own.changed, approvedBy: own.approvedBy, approvedAt: own.approvedAt } : undefined;
+  const rows = all.filter((r) => r.server !== PROFILE_REVIEW).map((r) => {
+    const pin = ctx.store.server(ctx.profile.name, r.server);
     return {
       server: r.server,
       launch: r.builtin ? 'built-in' : r.status,
@@ -154,8 +157,12 @@ function list(ctx: Ctx, json: boolean): number {
     };
   });
   if (json) {
-    process.stdout.write(`${JSON.stringify({ profile: ctx.profile.name, servers: rows }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ profile: ctx.profile.name, ...(policy ? { policy } : {}), servers: rows }, null, 2)}\n`);
     return 0;
+  }
+  if (policy) {
+    const state = policy.launch === 'changed' ? `changed (${policy.changed.join(', ')})` : policy.launch === 'approved' ? `approved by ${policy.approvedBy ?? '?'}` : policy.launch;
+    process.stdout.write(`${PROFILE_REVIEW}\tpolicy and tool surface: ${state}\n`);
   }
   for (const r of rows) {
     const launch = r.launch === 'changed' ? `changed (${r.changed.join(', ')})` : r.launch === 'approved' ? `approved by ${r.approvedBy ?? '?'}` : r.launch;
@@ -204,8 +211,8 @@ function decide(ctx: Ctx, sub: 'accept' | 'reject'): number {
   for (const r of launches(ctx)) {
     if (!ctx.tool && r.status !== 'approved' && ctx.hash && r.hash !== ctx.hash) skipped++;
     else if (!ctx.tool && r.status !== 'approved') {
-      if (sub === 'accept') approveReview(ctx.store, profile, r, ctx.by);
-      else keepStoppedReview(ctx.store, profile, r, ctx.by);
+      if (sub === 'accept') approveReview(ctx.store, ctx.profile, r, ctx.by);
+      else keepStoppedReview(ctx.store, ctx.profile, r, ctx.by);
       process.stderr.write(`${sub === 'accept' ? 'approved' : 'kept stopped'}: ${r.server === PROFILE_REVIEW ? "the profile's policy and tool surface" : `launch of ${r.server}`}\n`);
       done++;
     }

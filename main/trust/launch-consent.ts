@@ -148,16 +148,34 @@ export function reviewProfileLaunch(profile: ResolvedProfile, store: TrustStore,
   return [reviewProfile(profile, store, full), ...profile.servers.filter((s) => !s.disabled).map((s) => reviewLaunch(profile, s, store, full))];
 }
 
-/** A person approved what `review` showed (a server's launch identity, or the profile's own). */
-export function approveReview(store: TrustStore, profile: string, review: LaunchReview, by: string, session?: string): void {
-  const changed = review.status === 'changed' ? review.changed.join(', ') : review.status;
-  if (review.server === PROFILE_REVIEW) store.approveProfile(profile, review.identity, review.hash, by, { changed, session });
-  else store.approveLaunch(profile, review.server, review.identity, review.hash, by, { changed, session });
+/**
+ * Whether a review keeps something from starting. The profile's own identity holds only once it
+ * was approved and then changed (or kept stopped): a profile never approved has only new
+ * servers, which ask anyway, and approving one of them pins the profile as it is (approveReview).
+ */
+export function holds(review: LaunchReview): boolean {
+  return review.status !== 'approved' && !(review.server === PROFILE_REVIEW && review.status === 'new');
 }
 
-export function keepStoppedReview(store: TrustStore, profile: string, review: LaunchReview, by: string, session?: string): void {
-  if (review.server === PROFILE_REVIEW) store.keepProfileStopped(profile, review.hash, by, { session });
-  else store.keepStopped(profile, review.server, review.hash, by, { session });
+/**
+ * A person approved what `review` showed (a server's launch identity, or the profile's own).
+ * The first server approved in a profile whose own identity was never approved pins that too:
+ * the person chose to launch this profile as it stands (`trust diff` lists its policy).
+ */
+export function approveReview(store: TrustStore, profile: ResolvedProfile, review: LaunchReview, by: string, session?: string): void {
+  const changed = review.status === 'changed' ? review.changed.join(', ') : review.status;
+  if (review.server === PROFILE_REVIEW) return store.approveProfile(profile.name, review.identity, review.hash, by, { changed, session });
+  store.approveLaunch(profile.name, review.server, review.identity, review.hash, by, { changed, session });
+  const own = store.read(profile.name).launch;
+  if (!own?.identityHash && !own?.rejectedIdentity) {
+    const identity = profileIdentity(profile);
+    store.approveProfile(profile.name, identity, identityHash(identity), by, { changed: `new (with the launch of ${review.server})`, session });
+  }
+}
+
+export function keepStoppedReview(store: TrustStore, profile: ResolvedProfile, review: LaunchReview, by: string, session?: string): void {
+  if (review.server === PROFILE_REVIEW) store.keepProfileStopped(profile.name, review.hash, by, { session });
+  else store.keepStopped(profile.name, review.server, review.hash, by, { session });
 }
 
 /** What changed, for a log line: `program changed (entry /ws/b.js sha256:… → sha256:…)`, `launch command changed (cwd)`. */

@@ -36,10 +36,10 @@ export async function askLaunchConsent(
       const answer = await lines.next();
       const yes = !answer.done && /^\s*y(es)?\s*$/i.test(answer.value);
       if (yes) {
-        approveReview(store, profile.name, r, by);
+        approveReview(store, profile, r, by);
         out.approved.push(r.server);
       } else {
-        keepStoppedReview(store, profile.name, r, by);
+        keepStoppedReview(store, profile, r, by);
         out.keptStopped.push(r.server);
       }
     }

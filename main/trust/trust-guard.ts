@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import { canonicalName, toAdvertised, type SurfaceInput } from '../gateway/tool-surface';
-import { approveReview, changeSummary, keepStoppedReview, reviewLaunch, reviewProfile, type LaunchReview } from './launch-consent';
+import { approveReview, changeSummary, holds, keepStoppedReview, reviewLaunch, reviewProfile, type LaunchReview } from './launch-consent';
 import { PROFILE_REVIEW } from './profile-identity';
 import type { OtherTool, TrustFlag } from './poisoning';
 import type { TrustStore } from './pin-store';
@@ -84,7 +84,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     try {
       // The profile's own identity first: a changed policy holds every server until approved.
       const profileReview = reviewProfile(this.profile, this.store);
-      if (profileReview.status !== 'approved') {
+      if (holds(profileReview)) {
         this.gated.set(PROFILE_REVIEW, profileReview);
         this.heldByProfile.add(spec.id);
         this.emit('changed');
@@ -240,13 +240,13 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
       if (!review) throw new Error(`server '${d.server}' of profile '${profile}' is not waiting for launch approval`);
       if (d.hash !== undefined && d.hash !== review.hash) throw new Error(`the launch command of '${d.server}' changed since it was shown; review it again`);
       if (d.choice === 'approve') {
-        approveReview(this.store, profile, review, d.by, this.session);
+        approveReview(this.store, this.profile, review, d.by, this.session);
         this.gated.delete(d.server);
         this.emit('changed');
         if (d.server === PROFILE_REVIEW) await Promise.all(this.releaseHeldByProfile());
         else await this.servers?.get(d.server)?.start();
       } else if (d.choice === 'keep_stopped') {
-        keepStoppedReview(this.store, profile, review, d.by, this.session);
+        keepStoppedReview(this.store, this.profile, review, d.by, this.session);
         this.gated.set(d.server, { ...review, status: 'kept_stopped' });
         this.emit('changed');
       } else {
@@ -276,7 +276,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
   private launchReview(serverId: string): LaunchReview | undefined {
     if (serverId === PROFILE_REVIEW) {
       const review = reviewProfile(this.profile, this.store);
-      return review.status === 'approved' ? undefined : review;
+      return holds(review) ? review : undefined;
     }
     const spec = this.profile.servers.find((s) => s.id === serverId);
     if (!spec) return undefined;
@@ -295,7 +295,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     // Approved elsewhere (the CLI, another window): start what the gate held.
     if (this.gated.has(PROFILE_REVIEW)) {
       try {
-        if (reviewProfile(this.profile, this.store).status === 'approved') {
+        if (!holds(reviewProfile(this.profile, this.store))) {
           this.gated.delete(PROFILE_REVIEW);
           void Promise.all(this.releaseHeldByProfile());
         }
