@@ -15,6 +15,8 @@ export interface AgentSandboxContext {
   searchPath: string;
   /** The agent's generated files (its MCP config with its token): visible read-only inside. */
   runDir: string;
+  /** The profile file, the profiles folders, the servers' programs: never writable (main/trust/protected-paths.ts). */
+  protectedRead?: string[];
 }
 
 /** Throws SandboxUnavailableError / SandboxConfigError (see isPermanentSandboxError) when it cannot be had. */
@@ -35,6 +37,7 @@ export function sandboxAgent(spec: AgentSpec, prepared: Extract<PreparedAgent, {
     hostEnv: ctx.hostEnv,
     searchPath: ctx.searchPath,
     internalRead: [ctx.runDir],
+    protectedRead: ctx.protectedRead,
     // A pty cannot pass the seccomp fd; an agent's network is never `none` anyway (the gateway).
     canPassFds: false,
   });

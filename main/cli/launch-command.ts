@@ -14,6 +14,7 @@ import type { Launch } from '../host';
 import type { AgentSpec } from '../profiles/types';
 import { prepareAgent } from '../agents/presets';
 import { sandboxAgent } from '../agents/sandboxed-agent';
+import { protectedPaths } from '../trust/protected-paths';
 import type { SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { resolveSearchPath } from '../supervisor/shell-path';
 import { appRoot } from '../paths';
@@ -34,7 +35,15 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
     }
     let boxed: ReturnType<typeof sandboxAgent>;
     try {
-      boxed = sandboxAgent(spec, prepared, { gatewayUrl: launch.endpoint!.url, workspace: launch.profile.workspace, dataDir: host.dataDir, hostEnv: process.env, searchPath, runDir });
+      boxed = sandboxAgent(spec, prepared, {
+        gatewayUrl: launch.endpoint!.url,
+        workspace: launch.profile.workspace,
+        dataDir: host.dataDir,
+        hostEnv: process.env,
+        searchPath,
+        runDir,
+        protectedRead: protectedPaths(launch.profile, searchPath, process.env),
+      });
     } catch (err) {
       log(`gatehouse: agent not started: ${(err as Error).message}`);
       return 1;
