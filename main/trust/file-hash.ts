@@ -3,7 +3,10 @@
 //
 // The cache key is device, inode, size, mtime and ctime: rewriting a file in place changes its
 // mtime and ctime, replacing it (rename over) changes its inode, and ctime cannot be set back
-// from user space (utimes sets mtime only). Measured on the shared 2-core machine: a cold sha256
+// from user space (utimes sets mtime only). File times tick coarsely (the kernel's coarse clock,
+// a few ms), so a file changed within the same tick as it was hashed would keep its key: like
+// git's "racy clean" check, a file whose ctime is younger than RACY_MS is hashed but not cached.
+// Measured on the shared 2-core machine: a cold sha256
 // of /usr/bin/node (99 MB) takes ~0.35 s, so the host hashes asynchronously before a launch
 // (hashFileAsync via prewarmProgram) and the synchronous start gate then hits the cache.
 import { createHash } from 'node:crypto';
@@ -11,6 +14,11 @@ import { createReadStream, readdirSync, readFileSync, statSync, type Stats } fro
 import path from 'node:path';
 
 const cache = new Map<string, { key: string; sha256: string }>();
+const RACY_MS = 2000;
+
+function remember(file: string, st: Stats, key: string, sha256: string): void {
+  if (Date.now() - st.ctimeMs > RACY_MS) cache.set(file, { key, sha256 });
+}
 
 function statKey(st: Stats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
@@ -23,7 +31,7 @@ export function hashFileSync(file: string): string {
   const hit = cache.get(file);
   if (hit?.key === key) return hit.sha256;
   const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
-  cache.set(file, { key, sha256 });
+  remember(file, st, key, sha256);
   return sha256;
 }
 
@@ -42,7 +50,7 @@ export async function hashFileAsync(file: string): Promise<string> {
   });
   const sha256 = hash.digest('hex');
   // Only cache what was hashed if the file did not change meanwhile.
-  if (statKey(statSync(file)) === key) cache.set(file, { key, sha256 });
+  if (statKey(statSync(file)) === key) remember(file, st, key, sha256);
   return sha256;
 }
 

@@ -11,10 +11,11 @@
 // default, so the same file is the same launch from any folder (identity.ts `${workspace}`).
 import { canonicalJson } from '../policy/fingerprint';
 import type { ResolvedProfile } from '../profiles/types';
+import { PROFILE_REVIEW_ID } from '../../common/host-api-shapes';
 import type { LaunchIdentity } from './identity';
 
 /** The `server` of the profile's own review: not a valid server id (SERVER_ID_RE), so no clash. */
-export const PROFILE_REVIEW = '(profile)';
+export const PROFILE_REVIEW = PROFILE_REVIEW_ID;
 
 export function profileIdentity(profile: Pick<ResolvedProfile, 'policy' | 'toolSurface' | 'aliases' | 'workspace' | 'workspaceSource' | 'redactor'>): LaunchIdentity {
   const rules = profile.policy.rules.map((r) => canonicalJson(r));
