@@ -169,7 +169,7 @@ export function approveReview(store: TrustStore, profile: ResolvedProfile, revie
   const own = store.read(profile.name).launch;
   if (!own?.identityHash && !own?.rejectedIdentity) {
     const identity = profileIdentity(profile);
-    store.approveProfile(profile.name, identity, identityHash(identity), by, { changed: `new (with the launch of ${review.server})`, session });
+    store.approveProfile(profile.name, identity, identityHash(identity), by, { changed: "new (pinned with the profile's first approved server)", session });
   }
 }
 
