@@ -181,8 +181,9 @@ function diff(ctx: Ctx): number {
   for (const r of launches(ctx)) {
     if (!ctx.tool && r.status !== 'approved') {
       shown++;
-      const subject = r.server === PROFILE_REVIEW ? `profile ${ctx.profile.name}: policy and tool surface` : `server ${r.server}: launch command`;
-      process.stdout.write(`${subject} ${r.status === 'kept_stopped' ? 'kept stopped' : r.status}${r.status === 'changed' ? ` (${changeSummary(r)})` : ''}\n`);
+      // `server b: program changed (entry … sha256:old → sha256:new)`, `profile p: policy and tool surface changed (policyDefault)`.
+      const state = r.status === 'kept_stopped' ? 'kept stopped' : r.status === 'changed' ? `changed (${r.changed.join(', ')})` : r.status;
+      process.stdout.write(r.server === PROFILE_REVIEW ? `profile ${ctx.profile.name}: policy and tool surface ${state}\n` : `server ${r.server}: ${r.status === 'changed' ? changeSummary(r) : `launch command ${state}`}\n`);
       const before = new Map((r.previousLines ?? []).map((l) => [l.field, l]));
       for (const l of r.lines) {
         const old = before.get(l.field);

@@ -13,7 +13,9 @@
 // grant makes them writable. A write grant at or inside one becomes read-only, and one covered
 // by a write grant gets its own read-only rule, deeper than the grant, so the depth sort puts it
 // after (bwrap: the later --ro-bind covers the --bind; a bound file cannot be unlinked or
-// renamed over either, EBUSY).
+// renamed over either, EBUSY). A sandbox kind that can only add rights (Landlock) cannot take
+// write away under a writable grant: it must honour `protected` another way (grant the grant's
+// other entries instead) or report the rule as not enforced (SandboxedCommand.unenforced).
 import { realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { hiddenPaths } from './hidden-paths';

@@ -102,7 +102,11 @@ function programPlan(spec: StdioServerSpec, searchPath: string): ProgramPlan {
     const entry = err instanceof CommandNotFoundError ? bundledBinEntry(spec.command) : undefined;
     if (!entry) return { missing: `command '${spec.command}' not found` };
     // As run-command.ts runs a bundled server: `node <entry> …args`.
-    command = process.versions.electron ? resolveCommand('node', searchPath, spec.cwd) : process.execPath;
+    try {
+      command = process.versions.electron ? resolveCommand('node', searchPath, spec.cwd) : process.execPath;
+    } catch {
+      return { missing: `node (to run the bundled '${spec.command}') not found`, entry: real(entry) };
+    }
     args = [entry, ...args];
   }
   const executable = real(command);
@@ -135,8 +139,7 @@ function programPlan(spec: StdioServerSpec, searchPath: string): ProgramPlan {
 /** The program identity of a stdio server (hashes from the cache when the files did not change). */
 export function programIdentity(spec: StdioServerSpec, searchPath: string): ProgramIdentity {
   const plan = programPlan(spec, searchPath);
-  if (plan.missing) return { missing: plan.missing };
-  const out: ProgramIdentity = {};
+  const out: ProgramIdentity = plan.missing ? { missing: plan.missing } : {};
   const pin = (file: string): PinnedFile => {
     try {
       return { path: file, sha256: hashFileSync(file) };
