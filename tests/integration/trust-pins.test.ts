@@ -4,7 +4,8 @@
 // in the profiles folder; server A cannot rewrite server B's script in a shared workspace; what
 // still changes on disk (the user's editor, a package update) is held for review: a changed
 // policy, a swapped secret reference, a replaced script or executable. Real bwrap, real
-// processes (tests/fixtures/servers/probe-server.mjs runs the JavaScript the test sends).
+// processes (tests/fixtures/servers/probe-server.mjs runs the JavaScript the test sends), and an
+// agent terminal (a real pty) whose workspace is the profile's folder.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { Host, type Launch } from '../../main/host';
 import { forgetSandboxAvailability } from '../../main/sandbox/availability';
 import { PROFILE_REVIEW } from '../../main/trust/profile-identity';
 import { tempDir } from '../support/temp';
-import { serverFixture } from '../support/supervisor';
+import { serverFixture, waitFor } from '../support/supervisor';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -204,4 +205,27 @@ describe("one server's program, from another server's sandbox and on disk", () =
     expect(review.previousLines?.find((l) => l.field === 'program')?.value).toContain(`sha256:${old.script}`);
     expect(review.lines.find((l) => l.field === 'program')?.value).toContain(`sha256:${now.script}`);
   }, 60_000);
+});
+
+describe('the profile file, from inside an agent terminal', () => {
+  it("an agent whose workspace is the profile's folder cannot rewrite its profile (a real pty in real bwrap), though it writes beside it", async () => {
+    const w = world();
+    const file = path.join(w.dir, 'gatehouse.yaml');
+    const code = `const fs = require('fs'); const r = {}; for (const [k, p] of [['profile', ${js(file)}], ['beside', ${js(path.join(w.dir, 'agent-note.txt'))}]]) { try { fs.appendFileSync(p, '# agent'); r[k] = 'wrote'; } catch (e) { r[k] = e.code; } } console.log('RESULT ' + JSON.stringify(r));`;
+    writeYaml(file, { name: 'agented', workspace: '.', policy: { default: 'approve' }, servers: {}, agent: { preset: 'custom', command: process.execPath, args: ['-e', code], autostart: false } });
+    const before = readFileSync(file, 'utf8');
+    const launch = await w.host.launch(file, { httpPort: 0 });
+    const opened = await w.host.openTerminal(launch.id);
+    if ('unavailable' in opened) throw new Error(opened.unavailable);
+    const session = w.host.terminals.get(opened.id)!;
+    let output = session.replay();
+    session.on('data', (d) => (output += d));
+    await waitFor(() => session.status().exit !== undefined, { timeoutMs: 60_000, what: 'the agent to exit' });
+    const line = /RESULT (\{.*\})/.exec(output.replace(/\r?\n/g, '\n'));
+    expect(line, output).not.toBeNull();
+    const result = JSON.parse(line![1]!) as Record<string, string>;
+    expect(result.beside).toBe('wrote');
+    expect(result.profile).toMatch(/^(EROFS|EACCES)$/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  }, 90_000);
 });
