@@ -1,4 +1,4 @@
-// The profile's own launch identity (docs/trust.md "What is pinned"): the parts of a profile
+// The profile's own launch identity (docs/trust.md "The profile's own identity"): the parts of a profile
 // that decide reach but belong to no one server. A changed policy default (`approve` → `allow`),
 // a new allow rule, a rerouted alias or a moved workspace asks again before anything of the
 // profile starts, on the same review path as a changed server (launch-consent.ts), shown as

@@ -1,5 +1,5 @@
 // The files that decide what runs (docs/security.md "The files that decide what runs",
-// docs/trust.md "What is pinned"), attacked from inside real bwrap sandboxes and edited on disk:
+// docs/trust.md "Program pinning", "The profile's own identity"), attacked from inside real bwrap sandboxes and edited on disk:
 // a server whose workspace is the profile's folder cannot rewrite its profile or another profile
 // in the profiles folder; server A cannot rewrite server B's script in a shared workspace; what
 // still changes on disk (the user's editor, a package update) is held for review: a changed
