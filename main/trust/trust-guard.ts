@@ -59,9 +59,9 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
   constructor(
     readonly profile: ResolvedProfile,
     private readonly store: TrustStore,
-    private readonly session?: string,
-    /** The PATH a run searches (program-identity.ts launchSearchPath), for the program pins. */
-    private readonly searchPath: string = process.env.PATH ?? '',
+    private readonly session: string | undefined,
+    /** The PATH the launch's runs search (program-identity.ts launchSearchPath): programs are pinned as found on it. */
+    private readonly searchPath: string,
   ) {
     super();
     this.unwatch = store.watch(profile.name, () => this.onStoreChanged());
