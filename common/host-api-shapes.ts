@@ -370,6 +370,11 @@ export const PresetAvailabilitySchema = z.object({
 /** Trust (docs/trust.md): a flag raised by the poisoning and shadowing checks. */
 export const TrustFlagSchema = z.object({ kind: z.string(), severity: z.enum(['hold', 'note']), message: z.string() });
 export const IdentityLineSchema = z.object({ field: z.string(), label: z.string(), value: z.string() });
+/**
+ * The `server` of the profile's own launch review (policy, tool surface, aliases, workspace:
+ * main/trust/profile-identity.ts): not a valid server id, so it never names a real server.
+ */
+export const PROFILE_REVIEW_ID = '(profile)';
 /** A server whose launch identity is new or changed: it does not start until a person approves. */
 export const LaunchReviewSchema = z.object({
   server: z.string(),

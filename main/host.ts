@@ -13,9 +13,7 @@ import { httpLimitsFromEnv } from './gateway/http-limits';
 import { durableAuditSink, isAgentAnswer } from './audit/durable';
 import { DEFAULT_RETENTION } from './audit/retention';
 import type { PruneOptions } from './audit/types';
-import { loadProfileFile } from './profiles/loader';
-import { resolveProfile } from './profiles/resolve';
-import { defaultProfileDirs, findProfile, isProfilePath } from './profiles/registry';
+import { resolveProfileRef } from './profiles/resolve-ref';
 import type { ResolvedProfile, ToolSurface } from './profiles/types';
 import type { SecretProvider } from './secrets/provider';
 import { StoreSecretProvider } from './secrets/store-provider';
@@ -34,6 +32,7 @@ import { resolveSearchPath } from './supervisor/shell-path';
 import { TrustStore } from './trust/pin-store';
 import { TrustGuard } from './trust/trust-guard';
 import { cgroupsRemoved } from './sandbox/limits';
+import { launchTrustInputs } from './trust/protected-paths';
 
 export interface HostOptions {
   dataDir?: string;
@@ -238,11 +237,7 @@ export class Host extends EventEmitter<HostEvents> {
 
   /** Load, validate and resolve a profile by name or path; throws ProfileError with file:line:col. */
   resolve(ref: string): ResolvedProfile {
-    const file = findProfile(ref, defaultProfileDirs(this.env));
-    const loaded = loadProfileFile(file);
-    // No `workspace:`: `--profile FILE` means "from where I am", a profile by name its own folder.
-    const defaultWorkspace = isProfilePath(ref) ? 'cwd' : 'profile-folder';
-    return resolveProfile(loaded, { dataDir: this.dataDir, env: this.env, secrets: this.secrets, defaultWorkspace });
+    return resolveProfileRef(ref, { dataDir: this.dataDir, env: this.env, secrets: this.secrets });
   }
 
   /** Launch a profile: resolve it fully first (nothing starts half-way), then start its servers. */
@@ -252,7 +247,9 @@ export class Host extends EventEmitter<HostEvents> {
     const id = randomUUID();
     const policy = compilePolicy(profile.policy, { workspace: profile.workspace });
     for (const problem of policy.problems) process.stderr.write(`gatehouse: policy: ${problem}\n`);
-    const trust = new TrustGuard(profile, this.trust, id);
+    // Program hashes warmed off the event loop, the paths no sandbox may write (trust/protected-paths.ts).
+    const inputs = await launchTrustInputs(profile, this.env);
+    const trust = new TrustGuard(profile, this.trust, id, inputs.searchPath);
     const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface, trust });
     const supervisor = new Supervisor(profile, {
       session: id,
@@ -265,6 +262,7 @@ export class Host extends EventEmitter<HostEvents> {
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
       startGate: (spec) => trust.startGate(spec),
+      protectedRead: inputs.protectedRead,
     });
     trust.attach(supervisor);
     const launch = new Launch(id, profile, supervisor, gateway, trust);

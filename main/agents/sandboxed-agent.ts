@@ -18,6 +18,8 @@ export interface AgentSandboxContext {
   runDir: string;
   /** Names the terminal's cgroup folder `gatehouse/<launch>/<name>` (main/sandbox/limits.ts). */
   limitsGroup?: { launch: string; name: string };
+  /** The profile file, the profiles folders, the servers' programs: never writable (main/trust/protected-paths.ts). */
+  protectedRead?: string[];
 }
 
 /** Throws SandboxUnavailableError / SandboxConfigError (see isPermanentSandboxError) when it cannot be had. */
@@ -43,6 +45,7 @@ export function sandboxAgent(spec: AgentSpec, prepared: Extract<PreparedAgent, {
     hostEnv: ctx.hostEnv,
     searchPath: ctx.searchPath,
     internalRead: [ctx.runDir, ...needs],
+    protectedRead: ctx.protectedRead,
     // Agents run on a pty (node-pty), which cannot pass the seccomp fd: the launch prelude opens it.
     canPassFds: false,
     limitsGroup: ctx.limitsGroup,

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentSpec, ResolvedProfile } from '../profiles/types';
+import { protectedPaths } from '../trust/protected-paths';
 import { prepareAgent, type PreparedAgent } from './presets';
 import { sandboxAgent } from './sandboxed-agent';
 import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
@@ -121,14 +122,17 @@ export class TerminalManager extends EventEmitter<Events> {
     let summary: SandboxSummary;
     try {
       // The agent's OS sandbox (main/sandbox/): it reaches the gateway port and nothing else of the host.
+      const searchPath = await this.opts.searchPath();
       ({ run: boxed, summary } = sandboxAgent(spec, prepared, {
         gatewayUrl: launch.url,
         workspace: launch.profile.workspace,
         dataDir: this.opts.dataDir,
         hostEnv: this.opts.hostEnv,
-        searchPath: await this.opts.searchPath(),
+        searchPath,
         runDir,
         limitsGroup: { launch: launch.launchId, name: `terminal-${id}` },
+        // An agent in the workspace must not rewrite the profile or a server's program either.
+        protectedRead: protectedPaths(launch.profile, searchPath, this.opts.hostEnv),
       }));
       session = new TerminalSession(this.backend, {
         id,

@@ -16,6 +16,7 @@ import { sandboxAgent } from '../agents/sandboxed-agent';
 import { nodePtyBackend, type PtyBackend } from '../agents/pty-backend';
 import { relayOnPty } from '../agents/tty-relay';
 import { nativeLoadProblem } from '../native/abi-mismatch';
+import { protectedPaths } from '../trust/protected-paths';
 import type { SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { resolveSearchPath } from '../supervisor/shell-path';
 import { appRoot } from '../paths';
@@ -39,7 +40,16 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
     }
     let boxed: ReturnType<typeof sandboxAgent>;
     try {
-      boxed = sandboxAgent(spec, prepared, { gatewayUrl: launch.endpoint!.url, workspace: launch.profile.workspace, dataDir: host.dataDir, hostEnv: process.env, searchPath, runDir, limitsGroup: { launch: launch.id, name: 'agent' } });
+      boxed = sandboxAgent(spec, prepared, {
+        gatewayUrl: launch.endpoint!.url,
+        workspace: launch.profile.workspace,
+        dataDir: host.dataDir,
+        hostEnv: process.env,
+        searchPath,
+        runDir,
+        limitsGroup: { launch: launch.id, name: 'agent' },
+        protectedRead: protectedPaths(launch.profile, searchPath, process.env),
+      });
     } catch (err) {
       log(`gatehouse: agent not started: ${(err as Error).message}`);
       return 1;

@@ -4,14 +4,15 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dataDir as defaultDataDir } from '../paths';
-import { loadProfileFile } from '../profiles/loader';
 import { ProfileError } from '../profiles/profile-error';
-import { defaultProfileDirs, findProfile } from '../profiles/registry';
-import { resolveProfile } from '../profiles/resolve';
+import { resolveProfileRef } from '../profiles/resolve-ref';
 import type { ResolvedProfile } from '../profiles/types';
-import { EnvSecretProvider } from '../secrets/provider';
+import { StoreSecretProvider } from '../secrets/store-provider';
+import { openSecretStore, type SecretStore } from '../auth/secret-store';
 import { cliActor, openCliTrustStore } from '../trust/cli-store';
-import { reviewProfileLaunch, type LaunchReview } from '../trust/launch-consent';
+import { approveReview, changeSummary, keepStoppedReview, reviewProfileLaunch, type LaunchReview } from '../trust/launch-consent';
+import { PROFILE_REVIEW } from '../trust/profile-identity';
+import { launchSearchPath } from '../trust/program-identity';
 import type { TrustStore } from '../trust/pin-store';
 import { definitionDiff } from '../trust/tool-diff';
 import type { ToolDefinition } from '../trust/tool-definition';
@@ -58,7 +59,9 @@ export async function run(argv: string[]): Promise<number> {
   const dataDir = v['data-dir'] ?? defaultDataDir(process.env);
   const trust = openCliTrustStore(dataDir);
   try {
-    return dispatch();
+    // The PATH a launch would search: the program pins are computed on it (trust/program-identity.ts).
+    const searchPath = ['list', 'diff', 'accept', 'reject'].includes(sub ?? '') ? await launchSearchPath(process.env) : '';
+    return dispatch(searchPath);
   } catch (err) {
     process.stderr.write(`gatehouse trust: ${(err as Error).message}\n`);
     return 1;
@@ -66,7 +69,7 @@ export async function run(argv: string[]): Promise<number> {
     trust.close();
   }
 
-  function dispatch(): number {
+  function dispatch(searchPath: string): number {
     switch (sub) {
       case 'export': {
         const bundle = trust.store.exportBundle(v.profile ? [v.profile] : undefined);
@@ -95,8 +98,11 @@ export async function run(argv: string[]): Promise<number> {
         if (!v.profile) return usageError('trust', USAGE, '--profile is required').code;
         let profile: ResolvedProfile;
         try {
-          const loaded = loadProfileFile(findProfile(v.profile, defaultProfileDirs(process.env)));
-          profile = resolveProfile(loaded, { dataDir, env: process.env, secrets: new EnvSecretProvider(process.env) });
+          // Resolved exactly as `launch` resolves it (the same default workspace; ${secret:…} from
+          // the secret store, then the environment), so what is pinned here is what launch checks.
+          let secretStore: SecretStore | undefined;
+          const secrets = new StoreSecretProvider(() => (secretStore ??= openSecretStore({ dataDir, env: process.env })), process.env);
+          profile = resolveProfileRef(v.profile, { dataDir, env: process.env, secrets });
         } catch (err) {
           process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse trust: ${(err as Error).message}`}\n`);
           return 1;
@@ -105,7 +111,7 @@ export async function run(argv: string[]): Promise<number> {
           process.stderr.write(`gatehouse trust: profile '${profile.name}' has no server '${v.server}' (its servers: ${profile.servers.map((s) => s.id).join(', ')})\n`);
           return 1;
         }
-        const ctx = { profile, store: trust.store, server: v.server, tool: v.tool, hash: v.hash, by: cliActor() };
+        const ctx = { profile, store: trust.store, server: v.server, tool: v.tool, hash: v.hash, by: cliActor(), searchPath };
         if (sub === 'list') return list(ctx, !!v.json);
         if (sub === 'diff') return diff(ctx);
         return decide(ctx, sub);
@@ -124,14 +130,19 @@ interface Ctx {
   /** accept/reject only what has this hash (the one `trust diff` showed): nothing swapped in since. */
   hash?: string;
   by: string;
+  searchPath: string;
 }
 
+/** The profile's own review (unless --server names one server) and each server's. */
 function launches(ctx: Ctx): LaunchReview[] {
-  return reviewProfileLaunch(ctx.profile, ctx.store).filter((r) => !ctx.server || r.server === ctx.server);
+  return reviewProfileLaunch(ctx.profile, ctx.store, { searchPath: ctx.searchPath }).filter((r) => !ctx.server || r.server === ctx.server);
 }
 
 function list(ctx: Ctx, json: boolean): number {
-  const rows = launches(ctx).map((r) => {
+  const all = launches(ctx);
+  const own = all.find((r) => r.server === PROFILE_REVIEW);
+  const policy = own ? { launch: own.status, changed: own.changed, approvedBy: own.approvedBy, approvedAt: own.approvedAt } : undefined;
+  const rows = all.filter((r) => r.server !== PROFILE_REVIEW).map((r) => {
     const pin = ctx.store.server(ctx.profile.name, r.server);
     return {
       server: r.server,
@@ -146,8 +157,12 @@ function list(ctx: Ctx, json: boolean): number {
     };
   });
   if (json) {
-    process.stdout.write(`${JSON.stringify({ profile: ctx.profile.name, servers: rows }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ profile: ctx.profile.name, ...(policy ? { policy } : {}), servers: rows }, null, 2)}\n`);
     return 0;
+  }
+  if (policy) {
+    const state = policy.launch === 'changed' ? `changed (${policy.changed.join(', ')})` : policy.launch === 'approved' ? `approved by ${policy.approvedBy ?? '?'}` : policy.launch;
+    process.stdout.write(`${PROFILE_REVIEW}\tpolicy and tool surface: ${state}\n`);
   }
   for (const r of rows) {
     const launch = r.launch === 'changed' ? `changed (${r.changed.join(', ')})` : r.launch === 'approved' ? `approved by ${r.approvedBy ?? '?'}` : r.launch;
@@ -166,7 +181,9 @@ function diff(ctx: Ctx): number {
   for (const r of launches(ctx)) {
     if (!ctx.tool && r.status !== 'approved') {
       shown++;
-      process.stdout.write(`server ${r.server}: launch command ${r.status === 'kept_stopped' ? 'kept stopped' : r.status}\n`);
+      // `server b: program changed (entry … sha256:old → sha256:new)`, `profile p: policy and tool surface changed (policyDefault)`.
+      const state = r.status === 'kept_stopped' ? 'kept stopped' : r.status === 'changed' ? `changed (${r.changed.join(', ')})` : r.status;
+      process.stdout.write(r.server === PROFILE_REVIEW ? `profile ${ctx.profile.name}: policy and tool surface ${state}\n` : `server ${r.server}: ${r.status === 'changed' ? changeSummary(r) : `launch command ${state}`}\n`);
       const before = new Map((r.previousLines ?? []).map((l) => [l.field, l]));
       for (const l of r.lines) {
         const old = before.get(l.field);
@@ -174,6 +191,7 @@ function diff(ctx: Ctx): number {
         process.stdout.write(`${old && old.value === l.value ? ' ' : '+'} ${l.label}: ${l.value}\n`);
       }
     }
+    if (r.server === PROFILE_REVIEW) continue;
     const pin = ctx.store.server(ctx.profile.name, r.server);
     for (const [name, p] of Object.entries(pin?.pending ?? {})) {
       if (ctx.tool && ctx.tool !== name) continue;
@@ -194,11 +212,12 @@ function decide(ctx: Ctx, sub: 'accept' | 'reject'): number {
   for (const r of launches(ctx)) {
     if (!ctx.tool && r.status !== 'approved' && ctx.hash && r.hash !== ctx.hash) skipped++;
     else if (!ctx.tool && r.status !== 'approved') {
-      if (sub === 'accept') ctx.store.approveLaunch(profile, r.server, r.identity, r.hash, ctx.by, { changed: r.status === 'changed' ? r.changed.join(', ') : r.status });
-      else ctx.store.keepStopped(profile, r.server, r.hash, ctx.by);
-      process.stderr.write(`${sub === 'accept' ? 'approved' : 'kept stopped'}: launch of ${r.server}\n`);
+      if (sub === 'accept') approveReview(ctx.store, ctx.profile, r, ctx.by);
+      else keepStoppedReview(ctx.store, ctx.profile, r, ctx.by);
+      process.stderr.write(`${sub === 'accept' ? 'approved' : 'kept stopped'}: ${r.server === PROFILE_REVIEW ? "the profile's policy and tool surface" : `launch of ${r.server}`}\n`);
       done++;
     }
+    if (r.server === PROFILE_REVIEW) continue;
     const pin = ctx.store.server(profile, r.server);
     for (const [name, p] of Object.entries(pin?.pending ?? {})) {
       if (ctx.tool && ctx.tool !== name) continue;

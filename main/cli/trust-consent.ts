@@ -5,12 +5,13 @@
 import type { Host } from '../host';
 import type { ResolvedProfile } from '../profiles/types';
 import { openControllingTty } from '../approvals/controlling-tty';
-import { refusalLine, reviewProfileLaunch } from '../trust/launch-consent';
+import { holds, refusalLine, reviewProfileLaunch } from '../trust/launch-consent';
 import { askLaunchConsent } from '../trust/terminal-consent';
 import { cliActor } from '../trust/cli-store';
+import { launchSearchPath } from '../trust/program-identity';
 
 export async function settleLaunchConsent(host: Host, profile: ResolvedProfile, ref: string, opts: { ask: boolean; log: (line: string) => void }): Promise<void> {
-  const held = reviewProfileLaunch(profile, host.trust).filter((r) => r.status !== 'approved');
+  const held = reviewProfileLaunch(profile, host.trust, { searchPath: await launchSearchPath(host.env) }).filter(holds);
   if (held.length === 0) return;
   const tty = opts.ask ? openControllingTty() : undefined;
   if (!tty) {

@@ -114,6 +114,8 @@ describe('resolveProfile', () => {
       command: 'mcp-server-filesystem',
       args: [ws, `${dataDir}/x`, '/home/ada', 'fallback', 'used', '${workspace}', 'a $ b'],
       env: { API_KEY: 'files-secret-1', LEVEL: 'info' },
+      // Which secret each value is made of, for the launch identity (main/trust/identity.ts).
+      envRefs: ['API_KEY=${secret:FILES_KEY}'],
       inheritEnv: ['LANG'],
       cwd: path.join(ws, 'sub'),
       framing: 'content-length',
@@ -129,6 +131,7 @@ describe('resolveProfile', () => {
       kind: 'http',
       url: 'http://127.0.0.1:9000/mcp',
       headers: { Authorization: 'Bearer docs-token-2' },
+      headerRefs: ['Authorization=${secret:DOCS_TOKEN}'],
       transport: 'sse',
       trust: 'pin',
       disabled: true,

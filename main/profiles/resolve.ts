@@ -122,6 +122,11 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') issues.push(loaded.issueAt(p, `expected an http:// or https:// URL, got ${shown}`));
   };
 
+  const refs = (key: 'envRefs' | 'headerRefs', rec: Record<string, string>): Record<string, string[]> => {
+    const list = referencesOf(rec);
+    return list.length ? { [key]: list } : {};
+  };
+
   const servers: ServerSpec[] = Object.entries(raw.servers).map(([id, s]) => {
     const p = ['servers', id];
     const common = {
@@ -140,6 +145,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
         command: str([...p, 'command'], s.command),
         args: strs([...p, 'args'], s.args),
         env: map([...p, 'env'], s.env),
+        ...refs('envRefs', s.env),
         inheritEnv: s.inherit_env,
         // Relative to the workspace: the folder a server is usually meant to work in.
         cwd: path.resolve(workspace, str([...p, 'cwd'], s.cwd)),
@@ -161,13 +167,14 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
               ...(s.redirect_port !== undefined ? { redirectPort: s.redirect_port } : {}),
             }
           : undefined;
-      return { ...common, kind: 'http', url, headers, transport: s.transport, trust: s.trust, ...(oauth ? { oauth } : {}) };
+      return { ...common, kind: 'http', url, headers, ...refs('headerRefs', s.headers), transport: s.transport, trust: s.trust, ...(oauth ? { oauth } : {}) };
     }
     return {
       ...common,
       kind: 'builtin',
       builtin: s.builtin,
       env: map([...p, 'env'], s.env),
+      ...refs('envRefs', s.env),
       inheritEnv: s.inherit_env,
       options: deep([...p, 'options'], s.options) as Record<string, unknown>,
       sandbox: builtinSandbox(serverSandbox([...p, 'sandbox'], s.sandbox, s.limits), s.sandbox, deep([...p, 'options'], s.options)),
@@ -236,6 +243,20 @@ function builtinSandbox(spec: SandboxSpec, raw: SandboxRaw | undefined, options:
 /** `limits:` with the defaults for what it leaves out (cpu: no cap unless written). */
 function limitsOf(raw: LimitsRaw): SandboxLimits {
   return { processes: raw.processes ?? DEFAULT_LIMITS.processes, memoryBytes: raw.memory ?? DEFAULT_LIMITS.memoryBytes, ...(raw.cpu !== undefined ? { cpuPercent: raw.cpu } : {}) };
+}
+
+/**
+ * `NAME=${secret:X}`-style lines for each value that names a secret or a host variable, in
+ * the value's own order of references (`$${` is a literal, not a reference). The launch identity
+ * keeps these (main/trust/identity.ts) so a swapped reference asks again.
+ */
+export function referencesOf(rec: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(rec)) {
+    const found = [...value.replace(/\$\$\{/g, '').matchAll(/\$\{((?:secret|env):[^}:]+)/g)].map((m) => `\${${m[1]}}`);
+    if (found.length) out.push(`${name}=${found.join('')}`);
+  }
+  return out.sort();
 }
 
 function restartPolicy(s: ServerRaw): RestartPolicy {

@@ -39,6 +39,11 @@ export interface StdioServerSpec extends ServerCommon {
   args: string[];
   /** The profile's `env`, expanded. Values that came from `${secret:…}` are in the redactor. */
   env: Record<string, string>;
+  /**
+   * Which `${secret:…}` / `${env:…}` each env value is made of, as `NAME=${secret:X}` (sorted; only
+   * values with a reference): part of the launch identity (main/trust/identity.ts), never a value.
+   */
+  envRefs?: string[];
   /** Host variable names passed through as they are. */
   inheritEnv: string[];
   cwd: string;
@@ -53,6 +58,11 @@ export interface HttpServerSpec extends ServerCommon {
   kind: 'http';
   url: string;
   headers: Record<string, string>;
+  /**
+   * Which `${secret:…}` / `${env:…}` each header value is made of, as `NAME=${secret:X}` (sorted; only
+   * values with a reference): part of the launch identity (main/trust/identity.ts), never a value.
+   */
+  headerRefs?: string[];
   /** streamable-http first and legacy SSE as a fallback (`auto`), or fixed. */
   transport: 'auto' | 'streamable-http' | 'sse';
   /** `auth: oauth`: signed in through main/auth/ (the client secret is in the redactor). */
@@ -65,6 +75,7 @@ export interface BuiltinServerSpec extends ServerCommon {
   kind: 'builtin';
   builtin: 'workspace-tools';
   env: Record<string, string>;
+  envRefs?: string[];
   inheritEnv: string[];
   /** Options handed to the built-in server (limits, allowed hosts...), JSON-serialisable. */
   options: Record<string, unknown>;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Stats } from 'node:fs';
 import { mountPlan, SandboxConfigError } from './mount-plan';
 import { bwrapArgs, SANDBOX_SOCKET_DIR } from './bwrap-args';
+import { seatbeltProfile } from './seatbelt-profile';
 import { STRICT_DEFAULT, summarizeSandbox, type SandboxSpec } from './types';
 
 // A fake file system: the paths that exist, and which are folders.
@@ -82,6 +83,45 @@ describe('mountPlan', () => {
   it('XDG and Gatehouse overrides are hidden wherever they point', () => {
     const c = ctx({ env: { XDG_CONFIG_HOME: '/cfg', GATEHOUSE_PROFILES_DIR: '/profiles' }, ...fs(['/home/ada/proj', '/cfg/gatehouse', '/profiles']) });
     expect(mountPlan(STRICT_DEFAULT, c).filter((r) => r.kind === 'hide').map((r) => r.path)).toEqual(['/profiles', '/cfg/gatehouse']);
+  });
+});
+
+describe('mountPlan: protected paths beat grants (docs/security.md "The files that decide what runs")', () => {
+  const files = (extra: string[] = [], dirs: string[] = []) =>
+    fs(['/home/ada', '/home/ada/proj', '/home/ada/proj/profiles', '/home/ada/proj/profiles/sub', '/home/ada/.config/gatehouse', '/home/ada/.config/gatehouse/profiles', ...dirs], ['/home/ada/proj/gatehouse.yaml', ...extra]);
+
+  it('a protected file inside the writable workspace gets a read-only rule after the grant', () => {
+    const rules = mountPlan(STRICT_DEFAULT, ctx({ ...files(), protectedRead: ['/home/ada/proj/gatehouse.yaml', '/nope.yaml'] }));
+    const order = rules.map((r) => `${r.kind}:${r.path}`);
+    expect(rules).toContainEqual({ kind: 'read', path: '/home/ada/proj/gatehouse.yaml', protected: true });
+    expect(order.indexOf('write:/home/ada/proj')).toBeLessThan(order.indexOf('read:/home/ada/proj/gatehouse.yaml'));
+    expect(order.some((r) => r.endsWith('/nope.yaml'))).toBe(false);
+  });
+
+  it('a write grant at or inside a protected folder becomes read-only (a profiles folder used as the workspace)', () => {
+    const rules = mountPlan(spec({ write: ['/home/ada/proj/profiles/sub'] }), ctx({ ...files(), workspace: '/home/ada/proj/profiles', protectedRead: ['/home/ada/proj/profiles'] }));
+    expect(rules.filter((r) => r.kind !== 'hide')).toEqual([
+      { kind: 'read', path: '/home/ada/proj/profiles', protected: true },
+      { kind: 'read', path: '/home/ada/proj/profiles/sub' },
+    ]);
+  });
+
+  it('a protected path that no write grant covers adds nothing (hidden stays hidden, read-only stays so)', () => {
+    const rules = mountPlan(STRICT_DEFAULT, ctx({ ...files(), protectedRead: ['/home/ada/.config/gatehouse/profiles', '/usr/bin/node'] }));
+    expect(rules.some((r) => r.path === '/home/ada/.config/gatehouse/profiles')).toBe(false);
+    // …even under a write grant of ~ the hidden ~/.config/gatehouse covers it first.
+    const underHome = mountPlan(spec({ write: ['/home/ada'] }), ctx({ ...files(), protectedRead: ['/home/ada/.config/gatehouse/profiles'] }));
+    expect(underHome.some((r) => r.path === '/home/ada/.config/gatehouse/profiles')).toBe(false);
+    expect(underHome).toContainEqual({ kind: 'hide', path: '/home/ada/.config/gatehouse', type: 'dir' });
+  });
+
+  it('bwrap binds the protected path read-only after the writable workspace, and seatbelt denies writes under it', () => {
+    const rules = mountPlan(STRICT_DEFAULT, ctx({ ...files(), protectedRead: ['/home/ada/proj/gatehouse.yaml'] }));
+    const args = bwrapArgs({ rules, cwd: '/home/ada/proj', disableUserns: true, command: 'x', args: [] }).join(' ');
+    expect(args.indexOf('--bind /home/ada/proj /home/ada/proj')).toBeLessThan(args.indexOf('--ro-bind /home/ada/proj/gatehouse.yaml /home/ada/proj/gatehouse.yaml'));
+    expect(args).toContain('--ro-bind /home/ada/proj/gatehouse.yaml /home/ada/proj/gatehouse.yaml');
+    const sbpl = seatbeltProfile({ rules, network: { kind: 'none' }, loopbackPorts: [], tmpDir: '/t' });
+    expect(sbpl.indexOf('(deny file-write* (subpath "/home/ada/proj/gatehouse.yaml"))')).toBeGreaterThan(sbpl.indexOf('(allow file-read* file-write* (subpath "/home/ada/proj"))'));
   });
 });
 

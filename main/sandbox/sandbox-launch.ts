@@ -43,6 +43,8 @@ export interface SandboxLaunchInput {
   nodePath: string;
   /** Paths Gatehouse itself needs visible inside (e.g. an agent's generated config). */
   internalRead?: string[];
+  /** Paths no grant may make writable (mount-plan.ts `protectedRead`). */
+  protectedRead?: string[];
   /** Lines for the process's log (refused connections). */
   log?: (line: string) => void;
   platform?: NodeJS.Platform;
@@ -121,6 +123,7 @@ export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
     home,
     env: input.hostEnv,
     internalRead: [...(input.internalRead ?? []), ...(needsForwarder ? [path.dirname(init)] : [])],
+    protectedRead: input.protectedRead,
   });
   let bridges: HostBridges | undefined;
   const env: Record<string, string> = { ...input.env, TMPDIR: '/tmp' };
@@ -218,7 +221,7 @@ function closeFilter(f: { fd?: number; dir: string }): void {
 
 function prepareSeatbelt(input: SandboxLaunchInput, sandboxExec: string, home: string, hostPorts: number[], allowHosts: string[] | undefined): SandboxedCommand {
   const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-sbx-tmp-'));
-  const rules = mountPlan(input.spec, { workspace: input.workspace, dataDir: input.dataDir, home, env: input.hostEnv, internalRead: input.internalRead });
+  const rules = mountPlan(input.spec, { workspace: input.workspace, dataDir: input.dataDir, home, env: input.hostEnv, internalRead: input.internalRead, protectedRead: input.protectedRead });
   const env: Record<string, string> = { ...input.env, TMPDIR: tmpDir };
   const ports = [...hostPorts];
   if (allowHosts) {

@@ -46,7 +46,7 @@ export function seatbeltProfile(input: SeatbeltInput): string {
   for (const rule of input.rules) {
     const filter = rule.kind === 'hide' && rule.type === 'file' ? `(literal ${sbplString(rule.path)})` : `(subpath ${sbplString(rule.path)})`;
     if (rule.kind === 'write') lines.push(`(allow file-read* file-write* ${filter})`);
-    else if (rule.kind === 'read') lines.push(`(allow file-read* ${filter})`);
+    else if (rule.kind === 'read') lines.push(`(allow file-read* ${filter})`, ...(rule.protected ? [`(deny file-write* ${filter})`] : []));
     else lines.push(`(deny file-read* file-write* ${filter})`);
   }
   lines.push(`;; network: ${input.network.kind}`);

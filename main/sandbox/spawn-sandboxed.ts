@@ -23,6 +23,12 @@ export interface SpawnSandboxedInput {
   hostEnv?: NodeJS.ProcessEnv;
   searchPath: string;
   internalRead?: string[];
+  /**
+   * Paths no grant may make writable (main/sandbox/mount-plan.ts): the profile file, the
+   * profiles folders, approved servers' program files; computed once per launch
+   * (main/trust/protected-paths.ts).
+   */
+  protectedRead?: string[];
   log?: (line: string) => void;
   /** False for a pty (node-pty cannot pass extra fds): the prelude opens the seccomp filter then. */
   canPassFds?: boolean;
@@ -59,6 +65,7 @@ export function spawnSandboxed(spec: SandboxSpec, input: SpawnSandboxedInput): S
     // servers, the forwarder), the command's and node's install prefix (nvm, ~/.local), its cwd.
     canPassFds: input.canPassFds,
     internalRead: [...(input.internalRead ?? []), appRoot(), installPrefix(input.command, homes), installPrefix(nodePath, homes), ...interpreterPrefixes(input.command, input.searchPath, homes), input.cwd],
+    protectedRead: input.protectedRead,
     log: input.log,
     limitsGroup: input.limitsGroup,
   });

@@ -40,6 +40,8 @@ export interface ManagedServerOptions {
   termGraceMs?: number;
   /** Each server's protocol era, remembered across starts (upstream-era.ts); without it every HTTP server is old-era. */
   eras?: UpstreamEras;
+  /** Paths the server's sandbox may never write (main/trust/protected-paths.ts). */
+  protectedRead?: string[];
   /** Launch consent (main/trust/): a reason means "do not start", shown as the stopped reason. */
   startGate?: (spec: ServerSpec) => string | undefined;
 }

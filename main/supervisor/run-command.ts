@@ -99,7 +99,7 @@ export function watchChild(
  */
 export function spawnServerChild(
   spec: StdioServerSpec | BuiltinServerSpec,
-  opts: { searchPath: string; workspace: string; hostEnv?: NodeJS.ProcessEnv; toolsServerEntry?: string; dataDir?: string; redactor: Redactor; session?: string },
+  opts: { searchPath: string; workspace: string; hostEnv?: NodeJS.ProcessEnv; toolsServerEntry?: string; dataDir?: string; redactor: Redactor; session?: string; protectedRead?: string[] },
   run: number,
   startedAt: number | undefined,
   on: { log(line: string): void; exited(reason: string, code: number | null, signal: string | null): void; capReached?(reason: string): void },
@@ -107,7 +107,7 @@ export function spawnServerChild(
   const { command, args, cwd, env } = resolveRunCommand(spec, opts);
   // The run's cgroup (limits): gatehouse/<launch>/<server>-<run> (docs/sandbox.md "Limits").
   const limitsGroup = { launch: opts.session ?? 'launch', name: `${spec.id}-${run}` };
-  const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, log: (line) => on.log(`[gatehouse] ${line}`), limitsGroup });
+  const boxed = spawnSandboxed(spec.sandbox, { command, args, cwd, env, workspace: opts.workspace, dataDir: opts.dataDir, hostEnv: opts.hostEnv, searchPath: opts.searchPath, protectedRead: opts.protectedRead, log: (line) => on.log(`[gatehouse] ${line}`), limitsGroup });
   // A reduced kind (landlock, seatbelt) says at every start what it could not enforce: in the
   // server's log, and so in the audit's stderr lines.
   if (boxed.sandboxed && boxed.unenforced.length) on.log(`[gatehouse] sandbox: ${boxed.kind} (reduced), not enforced: ${boxed.unenforced.join('; ')}`);

@@ -27,6 +27,8 @@ export interface SupervisorOptions {
   termGraceMs?: number;
   /** Launch consent, asked before each start (main/trust/trust-guard.ts). */
   startGate?: (spec: ServerSpec) => string | undefined;
+  /** Paths no server's sandbox may write (main/trust/protected-paths.ts), computed once per launch. */
+  protectedRead?: string[];
   /** Where upstream eras are remembered (default: `<data dir>/upstream-eras.json`). */
   eras?: UpstreamEras;
 }
@@ -78,6 +80,7 @@ export class Supervisor extends EventEmitter<Events> {
         stdinGraceMs: this.opts.stdinGraceMs,
         termGraceMs: this.opts.termGraceMs,
         startGate: this.opts.startGate,
+        protectedRead: this.opts.protectedRead,
       });
       server.on('status', (s) => this.emit('status', s));
       server.on('tools', (t) => this.emit('tools', spec.id, t));

@@ -8,18 +8,30 @@
 // - env / headers keep their NAMES only: a value may be a secret, and a rotated token is not a
 //   new program. (Secret values in argv are redacted by the profile's redactor for the same reason.)
 // - a URL server is identified by its origin (scheme, host, port): where the bytes go.
+// - which `${secret:…}` / `${env:…}` each env value (header) is made of is kept (`envRefs`,
+//   `headerRefs`, set by main/profiles/resolve.ts): swapping `${secret:OWN}` for
+//   `${secret:OTHER}` hands the server another secret, and asks again. Names, never values.
+// - `program` (main/trust/program-identity.ts): the sha256 of what the command runs.
+// - a workspace that is the current directory (a profile without `workspace:`, launched by
+//   path) is written `${workspace}`: the same profile approved from one folder is the same
+//   launch from another (the workspace is the user's choice at launch, not the file's).
 import { canonicalJson, sha256Hex } from '../policy/fingerprint';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import { showHidden } from './poisoning';
 import { quoteArg } from '../supervisor/quote-arg';
+import { describeProgram, type ProgramIdentity } from './program-identity';
 
 /** Fields of a ServerSpec that do not decide what runs or what it may reach. */
 const NOT_LAUNCH_RELEVANT = new Set(['id', 'description', 'disabled', 'restart', 'startupTimeoutMs', 'requestTimeoutMs', 'framing', 'transport']);
 
 export type LaunchIdentity = Record<string, unknown>;
 
-export function launchIdentity(spec: ServerSpec, profile: Pick<ResolvedProfile, 'redactor'>): LaunchIdentity {
-  const out: LaunchIdentity = {};
+export function launchIdentity(
+  spec: ServerSpec,
+  profile: Pick<ResolvedProfile, 'redactor'> & Partial<Pick<ResolvedProfile, 'workspace' | 'workspaceSource'>>,
+  program?: ProgramIdentity,
+): LaunchIdentity {
+  let out: LaunchIdentity = {};
   for (const [key, value] of Object.entries(spec)) {
     if (NOT_LAUNCH_RELEVANT.has(key) || value === undefined) continue;
     if (key === 'env' || key === 'headers') {
@@ -32,12 +44,20 @@ export function launchIdentity(spec: ServerSpec, profile: Pick<ResolvedProfile, 
       out[key] = value;
     }
   }
+  if (program) out.program = program;
+  if (profile.workspaceSource === 'cwd' && profile.workspace) out = templatePaths(out, [['${workspace}', profile.workspace]]);
   // Round-trip through canonical JSON so the object compares and hashes the same everywhere.
   return JSON.parse(canonicalJson(profile.redactor.redactJson(out))) as LaunchIdentity;
 }
 
 export function identityHash(identity: LaunchIdentity): string {
   return sha256Hex(canonicalJson(identity));
+}
+
+/** The identity as pins made before program pinning held it (launch-consent.ts adopts those once). */
+export function withoutProgram(identity: LaunchIdentity): LaunchIdentity {
+  const { program: _program, ...rest } = identity;
+  return rest;
 }
 
 function originOf(url: string): string {
@@ -63,6 +83,10 @@ export function templatedIdentity(identity: LaunchIdentity, paths: { workspace: 
   )
     .filter(([, p]) => p.length > 1)
     .sort((a, b) => b[1].length - a[1].length);
+  return templatePaths(identity, pairs);
+}
+
+function templatePaths(identity: LaunchIdentity, pairs: ReadonlyArray<readonly [string, string]>): LaunchIdentity {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       let s = v;
@@ -99,6 +123,16 @@ export function identityLines(identity: LaunchIdentity): IdentityLine[] {
     cwd: 'Working directory',
     envNames: 'Environment (names)',
     inheritEnv: 'Inherited from the host',
+    envRefs: 'Environment (references)',
+    headerRefs: 'Headers (references)',
+    program: 'Program',
+    workspace: 'Workspace',
+    policyDefault: 'Policy default',
+    policyRules: 'Policy rules',
+    policySampling: 'Sampling',
+    approvalTimeoutS: 'Approval timeout (s)',
+    toolSurface: 'Tool surface',
+    aliases: 'Aliases',
     headerNames: 'Headers (names)',
     trust: 'Tool pinning',
     builtin: 'Built-in',
@@ -107,6 +141,10 @@ export function identityLines(identity: LaunchIdentity): IdentityLine[] {
   delete rest.kind;
   for (const key of Object.keys(rest).sort()) {
     const v = rest[key];
+    if (key === 'program' && v && typeof v === 'object') {
+      lines.push({ field: key, label: labels[key]!, value: showHidden(describeProgram(v as ProgramIdentity)) });
+      continue;
+    }
     const value = Array.isArray(v) ? (v.length ? v.join(', ') : '(none)') : typeof v === 'string' ? v : canonicalJson(v);
     lines.push({ field: key, label: labels[key] ?? key, value: showHidden(value) });
   }

@@ -33,13 +33,32 @@ export const ServerPinSchema = z.object({
   rejectedTools: z.record(z.string(), z.string()).default({}),
 });
 
+/**
+ * The profile's own launch identity (main/trust/profile-identity.ts: policy, tool surface,
+ * aliases, workspace), approved like a server's. Kept beside the server pins, in the same file.
+ */
+export const ProfileIdentityPinSchema = z.object({
+  identity: z.record(z.string(), z.unknown()).optional(),
+  identityHash: z.string().optional(),
+  approvedAt: z.number().optional(),
+  approvedBy: z.string().optional(),
+  rejectedIdentity: z.string().optional(),
+});
+
 export const ProfilePinsSchema = z.object({
-  version: z.literal(1),
+  /**
+   * 2 since the profile identity exists. A version-1 file predates it: its approved servers
+   * were approved without a profile identity to go with them, and launch-consent.ts pins the
+   * profile's current one once (the migration), instead of asking for every existing profile.
+   */
+  version: z.union([z.literal(1), z.literal(2)]),
   profile: z.string(),
+  launch: ProfileIdentityPinSchema.optional(),
   servers: z.record(z.string(), ServerPinSchema).default({}),
 });
 
 export type ServerPin = z.infer<typeof ServerPinSchema>;
+export type ProfileIdentityPin = z.infer<typeof ProfileIdentityPinSchema>;
 export type ProfilePins = z.infer<typeof ProfilePinsSchema>;
 export type PinnedTool = z.infer<typeof PinnedToolSchema>;
 export type PendingTool = z.infer<typeof PendingToolSchema>;
@@ -89,7 +108,7 @@ export class TrustStore {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, profile, servers: {} };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 2, profile, servers: {} };
       throw err;
     }
     let json: unknown;
@@ -128,10 +147,12 @@ export class TrustStore {
     return pins;
   }
 
-  private write(pins: ProfilePins): void {
+  /** `keepVersion`: an imported file keeps the version it was exported with (see ProfilePinsSchema). */
+  private write(pins: ProfilePins, keepVersion = false): void {
     // Pins decide what runs: private to the user, like the audit store.
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = this.file(pins.profile);
+    if (!keepVersion) pins.version = 2;
     const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
     fs.writeFileSync(tmp, `${JSON.stringify(pins, null, 2)}\n`, { mode: 0o600 });
     fs.renameSync(tmp, file);
@@ -153,6 +174,25 @@ export class TrustStore {
       pins.servers[server] = { ...(prev ?? { pending: {}, rejectedTools: {} }), identity, identityHash: hash, approvedAt: Date.now(), approvedBy: by, rejectedIdentity: undefined };
     });
     this.record({ profile, server, kind: 'launch', action: 'approved', by, oldHash: old, newHash: hash, ...extra });
+  }
+
+  /** Approves the profile's own identity (policy, tool surface, aliases, workspace). */
+  approveProfile(profile: string, identity: LaunchIdentity, hash: string, by: string, extra: { changed?: string; session?: string } = {}): void {
+    let old: string | undefined;
+    this.update(profile, (pins) => {
+      old = pins.launch?.identityHash;
+      pins.launch = { identity, identityHash: hash, approvedAt: Date.now(), approvedBy: by };
+    });
+    this.record({ profile, kind: 'profile', action: 'approved', by, oldHash: old, newHash: hash, ...extra });
+  }
+
+  keepProfileStopped(profile: string, hash: string, by: string, extra: { changed?: string; session?: string } = {}): void {
+    let old: string | undefined;
+    this.update(profile, (pins) => {
+      old = pins.launch?.identityHash;
+      pins.launch = { ...(pins.launch ?? {}), rejectedIdentity: hash };
+    });
+    this.record({ profile, kind: 'profile', action: 'kept_stopped', by, oldHash: old, newHash: hash, ...extra });
   }
 
   keepStopped(profile: string, server: string, hash: string, by: string, extra: { changed?: string; session?: string } = {}): void {
@@ -256,7 +296,7 @@ export class TrustStore {
       this.file(pins.profile); // validates the name before anything is written
     }
     for (const pins of parsed.data.profiles) {
-      this.write(pins);
+      this.write(pins, true);
       for (const [server, pin] of Object.entries(pins.servers)) this.record({ profile: pins.profile, server, kind: 'launch', action: 'imported', by, newHash: pin.identityHash });
     }
     return parsed.data.profiles.map((p) => p.profile);

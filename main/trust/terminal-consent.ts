@@ -6,7 +6,8 @@ import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ResolvedProfile } from '../profiles/types';
 import { sanitize } from '../approvals/terminal-text';
-import type { LaunchReview } from './launch-consent';
+import { approveReview, changeSummary, keepStoppedReview, type LaunchReview } from './launch-consent';
+import { PROFILE_REVIEW } from './profile-identity';
 import type { TrustStore } from './pin-store';
 
 export async function askLaunchConsent(
@@ -22,22 +23,23 @@ export async function askLaunchConsent(
   const write = (s: string) => tty.output.write(s);
   try {
     for (const r of held) {
-      const what = r.status === 'new' ? 'is new' : r.status === 'kept_stopped' ? 'was kept stopped before' : `changed since approved (${r.changed.join(', ')})`;
-      write(`\ngatehouse: profile '${profile.name}', server '${r.server}': its launch command ${what}\n`);
+      const what = r.status === 'new' ? 'is new' : r.status === 'kept_stopped' ? 'was kept stopped before' : `changed since approved: ${changeSummary(r)}`;
+      const subject = r.server === PROFILE_REVIEW ? 'its policy and tool surface' : `server '${r.server}': its launch command`;
+      write(`\ngatehouse: profile '${profile.name}', ${subject} ${what}\n`);
       const before = new Map((r.previousLines ?? []).map((l) => [l.field, l.value]));
       for (const l of r.lines) {
         const changed = r.changed.includes(l.field);
         if (changed && before.has(l.field)) write(`   - ${l.label}: ${sanitize(before.get(l.field)!, false)}\n`);
         write(` ${changed ? '+' : ' '} ${l.label}: ${sanitize(l.value, false)}\n`);
       }
-      write(`Approve and start '${r.server}'? [y/N] `);
+      write(r.server === PROFILE_REVIEW ? `Approve the profile's policy (nothing of it starts otherwise)? [y/N] ` : `Approve and start '${r.server}'? [y/N] `);
       const answer = await lines.next();
       const yes = !answer.done && /^\s*y(es)?\s*$/i.test(answer.value);
       if (yes) {
-        store.approveLaunch(profile.name, r.server, r.identity, r.hash, by, { changed: r.status === 'changed' ? r.changed.join(', ') : r.status });
+        approveReview(store, profile, r, by);
         out.approved.push(r.server);
       } else {
-        store.keepStopped(profile.name, r.server, r.hash, by);
+        keepStoppedReview(store, profile, r, by);
         out.keptStopped.push(r.server);
       }
     }

@@ -7,7 +7,8 @@ import { EventEmitter } from 'node:events';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import { canonicalName, toAdvertised, type SurfaceInput } from '../gateway/tool-surface';
-import { reviewLaunch, type LaunchReview } from './launch-consent';
+import { approveReview, changeSummary, holds, keepStoppedReview, reviewLaunch, reviewProfile, type LaunchReview } from './launch-consent';
+import { PROFILE_REVIEW } from './profile-identity';
 import type { OtherTool, TrustFlag } from './poisoning';
 import type { TrustStore } from './pin-store';
 import { reviewTools, type HeldTool, type ToolReviewResult, type TrustMode } from './review-tools';
@@ -49,6 +50,8 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
   private servers: GuardedServers | undefined;
   /** Servers the gate kept from starting, with the review that says why. */
   private readonly gated = new Map<string, LaunchReview>();
+  /** Servers whose own identity is approved but that wait for the profile's (PROFILE_REVIEW). */
+  private readonly heldByProfile = new Set<string>();
   private readonly toolReviews = new Map<string, ToolReviewResult>();
   private readonly unwatch: () => void;
   private readonly storeErrors = new Set<string>();
@@ -56,7 +59,9 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
   constructor(
     readonly profile: ResolvedProfile,
     private readonly store: TrustStore,
-    private readonly session?: string,
+    private readonly session: string | undefined,
+    /** The PATH the launch's runs search (program-identity.ts launchSearchPath): programs are pinned as found on it. */
+    private readonly searchPath: string,
   ) {
     super();
     this.unwatch = store.watch(profile.name, () => this.onStoreChanged());
@@ -77,7 +82,16 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
   startGate(spec: ServerSpec): string | undefined {
     let review: LaunchReview;
     try {
-      review = reviewLaunch(this.profile, spec, this.store);
+      // The profile's own identity first: a changed policy holds every server until approved.
+      const profileReview = reviewProfile(this.profile, this.store);
+      if (holds(profileReview)) {
+        this.gated.set(PROFILE_REVIEW, profileReview);
+        this.heldByProfile.add(spec.id);
+        this.emit('changed');
+        return `waiting for approval: ${changeSummary(profileReview)}; review it in the Servers view or with \`gatehouse trust diff --profile ${this.profile.name}\``;
+      }
+      if (this.gated.delete(PROFILE_REVIEW)) this.emit('changed');
+      review = reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath });
     } catch (err) {
       // An unreadable pin file fails closed: nothing starts that nobody can be shown to have approved.
       return `not started: the trust store cannot be read (${(err as Error).message})`;
@@ -89,8 +103,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     this.gated.set(spec.id, review);
     this.emit('changed');
     if (review.status === 'kept_stopped') return 'kept stopped: its launch command is not approved (Approve it in the Servers view or with `gatehouse trust accept`)';
-    const what = review.status === 'new' ? 'new launch command' : `launch command changed (${review.changed.join(', ')})`;
-    return `waiting for approval: ${what}; review it in the Servers view or run \`gatehouse trust accept --profile ${this.profile.name} --server ${spec.id}\``;
+    return `waiting for approval: ${changeSummary(review)}; review it in the Servers view or run \`gatehouse trust accept --profile ${this.profile.name} --server ${spec.id}\``;
   }
 
   // ---- tool pinning ------------------------------------------------------------------------
@@ -227,12 +240,13 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
       if (!review) throw new Error(`server '${d.server}' of profile '${profile}' is not waiting for launch approval`);
       if (d.hash !== undefined && d.hash !== review.hash) throw new Error(`the launch command of '${d.server}' changed since it was shown; review it again`);
       if (d.choice === 'approve') {
-        this.store.approveLaunch(profile, d.server, review.identity, review.hash, d.by, { changed: review.status === 'changed' ? review.changed.join(', ') : 'new', session: this.session });
+        approveReview(this.store, this.profile, review, d.by, this.session);
         this.gated.delete(d.server);
         this.emit('changed');
-        await this.servers?.get(d.server)?.start();
+        if (d.server === PROFILE_REVIEW) await Promise.all(this.releaseHeldByProfile());
+        else await this.servers?.get(d.server)?.start();
       } else if (d.choice === 'keep_stopped') {
-        this.store.keepStopped(profile, d.server, review.hash, d.by, { session: this.session });
+        keepStoppedReview(this.store, this.profile, review, d.by, this.session);
         this.gated.set(d.server, { ...review, status: 'kept_stopped' });
         this.emit('changed');
       } else {
@@ -260,18 +274,37 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
   }
 
   private launchReview(serverId: string): LaunchReview | undefined {
+    if (serverId === PROFILE_REVIEW) {
+      const review = reviewProfile(this.profile, this.store);
+      return holds(review) ? review : undefined;
+    }
     const spec = this.profile.servers.find((s) => s.id === serverId);
     if (!spec) return undefined;
-    const review = reviewLaunch(this.profile, spec, this.store);
+    const review = reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath });
     return review.status === 'approved' ? undefined : review;
+  }
+
+  /** The profile's identity was approved: start what only it held (their own gate asks again). */
+  private releaseHeldByProfile(): Array<Promise<void>> {
+    const ids = [...this.heldByProfile];
+    this.heldByProfile.clear();
+    return ids.map((id) => this.servers?.get(id)?.start() ?? Promise.resolve());
   }
 
   private onStoreChanged(): void {
     // Approved elsewhere (the CLI, another window): start what the gate held.
+    if (this.gated.has(PROFILE_REVIEW)) {
+      try {
+        if (!holds(reviewProfile(this.profile, this.store))) {
+          this.gated.delete(PROFILE_REVIEW);
+          void Promise.all(this.releaseHeldByProfile());
+        }
+      } catch {}
+    }
     for (const [id] of [...this.gated]) {
       const spec = this.profile.servers.find((s) => s.id === id);
       if (!spec) continue;
-      if (reviewLaunch(this.profile, spec, this.store).status === 'approved') {
+      if (reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath }).status === 'approved') {
         this.gated.delete(id);
         void this.servers?.get(id)?.start();
       }

@@ -2,7 +2,8 @@
 // launch command nobody approved waits on a review card with its exact command, and starts on
 // Approve; a server's tool whose description changes mid-session (notifications/tools/
 // list_changed) is held back, the window shows the diff and the flags, calls are denied with
-// the reason, and Accept makes it callable again; the Audit view lists both decisions.
+// the reason, and Accept makes it callable again; the Audit view lists both decisions. A policy
+// changed on disk holds every server behind the profile's own review card (old and new default).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
@@ -95,5 +96,27 @@ test('a description changed mid-session is held: the window shows the diff; call
   await expect(decisions.getByRole('row').filter({ hasText: 'dict.lookup' }).filter({ hasText: 'accepted' })).toHaveCount(1);
   await expect(decisions.getByRole('row').filter({ hasText: 'newcomer' }).filter({ hasText: 'approved' })).toHaveCount(1);
   await shot(page, testInfo, 'trust-audit');
+  await stopAllLaunches(page);
+});
+
+test("a policy changed on disk holds every server: the window shows the profile's review with the old and new default; Approve starts them", async ({ page }, testInfo) => {
+  const file = path.join(serve().profilesDir, 'e2e-rugpull.yaml');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('default: allow', 'default: approve'));
+  await openApp(page, serve());
+  await gotoView(page, 'Profiles');
+  await page.getByRole('region', { name: 'e2e-rugpull', exact: true }).getByRole('button', { name: 'Launch', exact: true }).click();
+  await gotoView(page, 'Servers');
+  const card = page.getByRole('article', { name: "Review of the profile's policy" });
+  await expect(card).toContainText("This profile's policy and tool surface changed since approved: none of its servers start until approved");
+  const line = card.locator('[data-field="policyDefault"]');
+  await expect(line.locator('del.trust-old')).toHaveText('allow');
+  await expect(line.locator('ins.trust-new')).toHaveText('approve');
+  const row = page.getByRole('table', { name: 'Servers of e2e-rugpull' }).getByRole('row').filter({ has: page.getByRole('button', { name: 'Details of dict', exact: true }) });
+  await expect(row).toContainText("waiting for approval: the profile's policy changed (policyDefault)");
+  await shot(page, testInfo, 'trust-profile-review');
+
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await expect(row).toContainText('ready', { timeout: 30_000 });
+  await expect(card).toHaveCount(0);
   await stopAllLaunches(page);
 });

@@ -73,6 +73,8 @@ describe('an imported Claude Desktop config', () => {
     expect(actions).toEqual([
       ['quarantined', null],
       ['approved', 'alpha'],
+      // The profile's own identity (policy, tool surface), pinned with its first approved server.
+      ['approved', null],
       ['pinned', 'alpha'],
     ]);
   }, 60_000);
@@ -126,7 +128,7 @@ describe('gatehouse gateway without a terminal', () => {
     expect((list.message.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual(['gatehouse_capabilities']);
     await waitFor(() => peer.stderr.includes('\n'), 'the refusal line');
     const lines = peer.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
+    expect(lines, peer.stderr).toHaveLength(1);
     expect(lines[0]).toBe(`gatehouse: not started until approved: dict (new launch command); review with \`gatehouse trust diff --profile ${file}\`, approve with \`gatehouse trust accept --profile ${file} --server dict\``);
     expect(fs.existsSync(marker)).toBe(false);
   }, 60_000);

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { ShieldAlert, ShieldCheck } from 'lucide-react';
 import type { CommandOutput } from '../../../common/host-api';
+import { PROFILE_REVIEW_ID } from '../../../common/host-api-shapes';
 import { useHostApi } from '../../api/context';
 import { Badge } from '../../components/badge';
 import { Button } from '../../components/button';
@@ -66,20 +67,28 @@ function useDecide(launchId: string) {
 function LaunchCard({ launchId, review: r }: { launchId: string; review: LaunchReview }) {
   const { busy, decide } = useDecide(launchId);
   const before = new Map((r.previousLines ?? []).map((l) => [l.field, l.value]));
-  const title =
-    r.status === 'new'
+  const own = r.server === PROFILE_REVIEW_ID;
+  const title = own
+    ? r.status === 'kept_stopped'
+      ? "This profile's policy: kept stopped, none of its servers start"
+      : `This profile's policy and tool surface ${r.status === 'new' ? 'are new' : 'changed since approved'}: none of its servers start until approved`
+    : r.status === 'new'
       ? `${r.server}: new launch command, not started`
       : r.status === 'changed'
         ? `${r.server}: launch command changed since approved, not started`
         : `${r.server}: kept stopped`;
   return (
-    <article className="trust-card trust-card-launch" aria-label={`Launch review of ${r.server}`}>
+    <article className="trust-card trust-card-launch" aria-label={own ? "Review of the profile's policy" : `Launch review of ${r.server}`}>
       <header className="trust-card-head">
         <ShieldAlert size={16} aria-hidden="true" />
         <h3 className="trust-card-title">{title}</h3>
         <Badge tone={r.status === 'changed' ? 'danger' : 'warn'}>{r.status.replace('_', ' ')}</Badge>
       </header>
-      <p className="muted small">Read the exact command before it runs. It starts only once you approve it; the approval is pinned for this profile in this data directory.</p>
+      <p className="muted small">
+        {own
+          ? 'What every call of this profile may do: its policy, tool names and aliases, its workspace. None of its servers start until you approve it; the approval is pinned for this profile in this data directory.'
+          : 'Read the exact command before it runs. It starts only once you approve it; the approval is pinned for this profile in this data directory.'}
+      </p>
       <dl className="kv trust-identity">
         {r.lines.map((l) => {
           const changed = r.changed.includes(l.field);
