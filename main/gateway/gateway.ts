@@ -71,7 +71,7 @@ export class Gateway extends EventEmitter<Events> {
   readonly profile: ResolvedProfile;
   readonly surfaceKind: ToolSurface;
   /** Every call and server→client request, from arrival to answer. */
-  readonly exchanges = new ExchangeTable();
+  readonly exchanges: ExchangeTable;
   private supervisor: Supervisor | undefined;
   private readonly policy: Policy;
   private readonly broker: ApprovalBroker;
@@ -89,6 +89,7 @@ export class Gateway extends EventEmitter<Events> {
     this.startGraceMs = opts.startGraceMs ?? (Number.isFinite(fromEnv) && fromEnv >= 0 && process.env.GATEHOUSE_START_GRACE_MS ? fromEnv : DEFAULT_START_GRACE_MS);
     this.session = opts.session;
     this.profile = opts.profile;
+    this.exchanges = new ExchangeTable((text) => opts.profile.redactor.redactString(text));
     this.policy = opts.policy;
     this.broker = opts.broker;
     this.surfaceKind = opts.toolSurface ?? opts.profile.toolSurface;
@@ -96,7 +97,9 @@ export class Gateway extends EventEmitter<Events> {
     this.catalog.refreshSurface();
     this.trust = opts.trust;
     this.trust?.on('changed', () => this.refreshSurface());
-    const decided = (d: DecisionEvent) => this.emit('decision', d);
+    // Decisions are stored and shown: their reason may quote a server's words (an unavailable
+    // server's state), so they pass the redactor like everything else that leaves (args already did).
+    const decided = (d: DecisionEvent) => this.emit('decision', { ...d, reason: opts.profile.redactor.redactString(d.reason) });
     this.pipeline = new CallPipeline({
       session: this.session,
       table: this.exchanges,
@@ -269,7 +272,16 @@ export class Gateway extends EventEmitter<Events> {
       method: 'tools/call',
       ...(ctx.requestId !== undefined ? { id: `${ctx.agentSession}#${String(ctx.requestId)}` } : {}),
     });
-    return this.pipeline.callTool(ex, name, args);
+    // These callers (the Tool console, a legacy envelope on stdio) show or send the result
+    // without a downstream channel: it is redacted here instead (docs/security.md, "Secrets").
+    const redactor = this.profile.redactor;
+    try {
+      return redactor.redactJson(await this.pipeline.callTool(ex, name, args));
+    } catch (err) {
+      if (err instanceof GatewayError) throw new GatewayError(err.code, redactor.redactString(err.message), redactor.redactJson(err.data));
+      if (err instanceof Error) err.message = redactor.redactString(err.message);
+      throw err;
+    }
   }
 
   /** An exchange by id (open, or among the recently closed). */
