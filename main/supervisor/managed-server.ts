@@ -103,6 +103,15 @@ export class ManagedServer extends EventEmitter<Events> {
     return this.state === 'ready' ? this.currentClient : undefined;
   }
 
+  /**
+   * The current run's `instructions` (initialize, or `server/discover`), also before the server
+   * counts as ready: its first tools are listed then, and they are pinned with these
+   * (main/trust/tool-definition.ts).
+   */
+  get instructions(): string | undefined {
+    return this.currentClient?.getInstructions();
+  }
+
   /** Where the gateway forwards calls, only while the server is ready (a new-era run adds its envelope). */
   get port(): NewEraPort | ExchangeChannel | undefined {
     return this.state === 'ready' ? (this.currentPort ?? this.currentChannel) : undefined;
