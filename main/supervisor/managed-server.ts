@@ -141,13 +141,15 @@ export class ManagedServer extends EventEmitter<Events> {
 
   status(): ServerStatus {
     const ready = this.state === 'ready';
-    return composeStatus({
+    // What the server says about itself (serverInfo, instructions, its state's reason) is shown
+    // and stored like its traffic: with the profile's secrets redacted (docs/security.md, "Secrets").
+    return this.opts.redactor.redactJson(composeStatus({
       id: this.id, spec: this.spec, state: this.state, reason: this.reason, run: this.run, restarts: this.restarts, pid: this.child?.pid,
       command: this.currentRun?.command ?? this.describeCommand(), cwd: this.currentRun?.cwd, startedAt: this.startedAt, readyAt: this.readyAt,
       nextRestartAt: this.nextRestartAt, lastExit: this.lastExit, exits: this.exits.list(), stderrRing: this.stderrRing, protocolFaults: this.protocolFaults,
       ready: ready ? { client: this.currentClient, protocolVersion: this.protocolVersion, era: this.eraInfo, toolCount: this.toolList.length } : undefined,
       auth: this.opts.oauth?.status(),
-    });
+    }));
   }
 
   /** The full stderr ring (redacted), for a late-attaching view. */

@@ -139,6 +139,10 @@ describe('a server that echoes its configured secret everywhere', () => {
       expect(bytes.includes(Buffer.from(`${SECRET.slice(0, half)}\u001b[1m`)), `${f} holds the ANSI-split secret`).toBe(false);
       expect(bytes.includes(Buffer.from(`${SECRET.slice(0, half)}\\u001b[1m`)), `${f} holds the ANSI-split secret, escaped`).toBe(false);
     }
+    // The trust store's pin file (definitions are pinned with the server's instructions) too.
+    const pins = path.join(dataDir, 'trust', 'secret-redaction.json');
+    expect(readFileSync(pins, 'utf8')).toContain(`Call leak; the key is ${MARK}.`);
+    expect(readFileSync(pins, 'utf8')).not.toContain(SECRET);
     // The grep can see: the redacted error is there in plain bytes (in the database or its WAL).
     expect(dbFiles.some((f) => readFileSync(f).includes(Buffer.from(`upstream refused key ${MARK}`)))).toBe(true);
 
@@ -151,6 +155,9 @@ describe('a server that echoes its configured secret everywhere', () => {
 
     await waitFor(() => events.some((e) => JSON.stringify(e).includes('exchange:batch') && JSON.stringify(e).includes('upstream refused key')), 'the error pushed to the window');
     await waitFor(() => events.some((e) => JSON.stringify(e).includes('leaky: token=')), 'the stderr line pushed to the window');
+    const snapshot = await api.handle('host:snapshot', {});
+    expect(JSON.stringify(snapshot)).toContain(`Call leak; the key is ${MARK}.`);
+    events.push(snapshot);
     expect(clearCopies(shownStrings(events))).toBe(0);
   });
 });
