@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Host, type Launch } from '../../main/host';
 import { createHostApiDispatcher, type HostApiDispatcher } from '../../main/api/dispatcher';
@@ -18,6 +19,7 @@ import { buildTestBundle, type TestBundle } from '../support/build';
 import { tempDir, writeProfile } from '../support/temp';
 import { profileYaml, serverFixture } from '../support/supervisor';
 import { connectHttp, textOf, waitFor } from '../support/gateway';
+import { pinProfile } from '../support/trust';
 
 const SECRET = 'sk-leak-7Q2mZp4xV9rT1bN8cK3w';
 const MARK = '«secret:LEAK_KEY»';
@@ -29,6 +31,7 @@ let launch: Launch;
 let api: HostApiDispatcher;
 let client: Client;
 let bundle: TestBundle;
+let profileFile: string;
 const events: unknown[] = [];
 const agentStream: string[] = [];
 
@@ -49,10 +52,10 @@ const clearCopies = (texts: string[]) => texts.filter((t) => t.includes(SECRET))
 
 beforeAll(async () => {
   tmp = tempDir('gatehouse-secret-redaction-');
-  const file = writeProfile(
+  const file = (profileFile = writeProfile(
     tmp.dir,
     profileYaml('secret-redaction', { leaky: { command: process.execPath, args: [serverFixture('leaky-server.mjs')], env: { LEAK_TOKEN: '${secret:LEAK_KEY}' } } }, { policy: { default: 'allow', sampling: 'allow' } }),
-  );
+  ));
   host = new Host({ dataDir: path.join(tmp.dir, 'data'), env: { ...process.env, GATEHOUSE_SECRET_LEAK_KEY: SECRET } });
   api = createHostApiDispatcher(host, { shell: 'web', validateOutput: true });
   api.subscribe((event, payload) => events.push({ event, payload }));
@@ -111,6 +114,33 @@ describe('a server that echoes its configured secret everywhere', () => {
     expect(failed).toContain(`upstream refused key ${MARK}`);
     expect(clearCopies([ok, failed])).toBe(0);
   });
+
+  it('stdio (`gatehouse gateway`, an SDK client on its stdin/stdout): result, error and log notification are redacted', async () => {
+    const dataDir = path.join(tmp.dir, 'stdio-data');
+    const env = { ...process.env, GATEHOUSE_SECRET_LEAK_KEY: SECRET } as Record<string, string>;
+    pinProfile(dataDir, profileFile, env);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bundle.entry('cli'), 'gateway', '--profile', profileFile, '--data-dir', dataDir, '--quiet'], env, stderr: 'pipe' });
+    const stdio = new Client({ name: 'stdio-agent', version: '1.0.0' });
+    await stdio.connect(transport);
+    const seen: string[] = [];
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message: JSONRPCMessage, extra) => {
+      seen.push(JSON.stringify(message));
+      deliver.call(transport, message, extra);
+    };
+    try {
+      const result = await waitFor(async () => {
+        const r = await stdio.callTool({ name: 'leak', arguments: {} });
+        return r.isError ? undefined : r;
+      }, 'the leaky server up behind the stdio gateway');
+      expect(result.structuredContent).toEqual({ key: MARK, nested: [{ deeper: `x${MARK}y` }] });
+      await expect(stdio.callTool({ name: 'leak_error', arguments: {} })).rejects.toThrow(`upstream refused key ${MARK}`);
+      await waitFor(() => seen.some((m) => m.includes('notifications/message') && m.includes(`token ${MARK}`)), 'the log notification over stdio');
+      expect(clearCopies(seen)).toBe(0);
+    } finally {
+      await stdio.close().catch(() => {});
+    }
+  }, 60_000);
 
   it('the ANSI-split stderr line is redacted in Logs', async () => {
     const line = await waitFor(() => host.stderrBus.snapshot().find((l) => l.session === launch.id && l.line.includes('leaky: token=')), 'the stderr line');
