@@ -117,7 +117,7 @@ export class ExchangeChannel implements Transport {
   private negotiated: string | undefined;
 
   constructor(private readonly opts: ExchangeChannelOptions) {
-    this.recorder = new HopRecorder(opts.tap, opts.meta, opts.redactor);
+    this.recorder = new HopRecorder(opts.tap, opts.meta, opts.redactor, opts.redactOutbound !== undefined && opts.redactOutbound === opts.redactor);
     this.observer = {
       inbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming) => this.observeInbound(message, bytes),
       outbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming, text?: string) => this.observeOutbound(message, bytes, text),
