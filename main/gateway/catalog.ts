@@ -41,9 +41,9 @@ export class Catalog {
   }
 
   /** A server's tools changed: returns the new surface when what is advertised changed. */
-  setTools(serverId: string, tools: Tool[]): void {
+  setTools(serverId: string, tools: Tool[], instructions?: string): void {
     this.knownTools.set(serverId, tools);
-    this.knownInstructions.set(serverId, this.supervisor()?.get(serverId)?.instructions);
+    this.knownInstructions.set(serverId, instructions);
   }
 
   /** Recomputes the surface; `changed` when the advertised list differs, `first` on the first computation. */

@@ -151,9 +151,9 @@ export class Gateway extends EventEmitter<Events> {
   /** Wire the supervisor (created with `clientFactory` / `channelRoutes` from this gateway). */
   attach(supervisor: Supervisor): void {
     this.supervisor = supervisor;
-    supervisor.on('tools', (serverId, tools) => {
+    supervisor.on('tools', (serverId, tools, instructions) => {
       if (tools.length === 0 && supervisor.get(serverId)?.status().state !== 'ready') return;
-      this.catalog.setTools(serverId, tools);
+      this.catalog.setTools(serverId, tools, instructions);
       this.refreshSurface();
     });
     supervisor.on('status', (s) => {
@@ -166,7 +166,7 @@ export class Gateway extends EventEmitter<Events> {
     });
     for (const [id, server] of supervisor.servers) {
       const tools = server.tools();
-      if (tools.length > 0) this.catalog.setTools(id, tools);
+      if (tools.length > 0) this.catalog.setTools(id, tools, server.status().instructions);
       if (server.status().state === 'ready') void this.catalog.refreshCatalogs(id);
     }
     this.refreshSurface();

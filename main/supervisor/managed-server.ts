@@ -43,7 +43,7 @@ export type { ManagedServerOptions, RunInfo } from './managed-server-options';
 
 type Events = {
   status: [ServerStatus];
-  tools: [Tool[]];
+  tools: [Tool[], string | undefined];
   'run-started': [RunInfo];
   'run-ended': [RunInfo, ExitInfo];
   'protocol-fault': [string];
@@ -103,15 +103,6 @@ export class ManagedServer extends EventEmitter<Events> {
     return this.state === 'ready' ? this.currentClient : undefined;
   }
 
-  /**
-   * The current run's `instructions` (initialize, or `server/discover`), also before the server
-   * counts as ready: its first tools are listed then, and they are pinned with these
-   * (main/trust/tool-definition.ts).
-   */
-  get instructions(): string | undefined {
-    return this.currentClient?.getInstructions();
-  }
-
   /** Where the gateway forwards calls, only while the server is ready (a new-era run adds its envelope). */
   get port(): NewEraPort | ExchangeChannel | undefined {
     return this.state === 'ready' ? (this.currentPort ?? this.currentChannel) : undefined;
@@ -141,15 +132,13 @@ export class ManagedServer extends EventEmitter<Events> {
 
   status(): ServerStatus {
     const ready = this.state === 'ready';
-    // What the server says about itself (serverInfo, instructions, its state's reason) is shown
-    // and stored like its traffic: with the profile's secrets redacted (docs/security.md, "Secrets").
-    return this.opts.redactor.redactJson(composeStatus({
+    return composeStatus({
       id: this.id, spec: this.spec, state: this.state, reason: this.reason, run: this.run, restarts: this.restarts, pid: this.child?.pid,
       command: this.currentRun?.command ?? this.describeCommand(), cwd: this.currentRun?.cwd, startedAt: this.startedAt, readyAt: this.readyAt,
       nextRestartAt: this.nextRestartAt, lastExit: this.lastExit, exits: this.exits.list(), stderrRing: this.stderrRing, protocolFaults: this.protocolFaults,
       ready: ready ? { client: this.currentClient, protocolVersion: this.protocolVersion, era: this.eraInfo, toolCount: this.toolList.length } : undefined,
       auth: this.opts.oauth?.status(),
-    }));
+    }, (v) => this.opts.redactor.redactJson(v));
   }
 
   /** The full stderr ring (redacted), for a late-attaching view. */
@@ -386,7 +375,7 @@ export class ManagedServer extends EventEmitter<Events> {
       const tools = await listAllTools(client, this.spec.requestTimeoutMs);
       if (run !== this.run) return;
       this.toolList = tools;
-      this.emit('tools', tools);
+      this.emit('tools', tools, client.getInstructions());
       if (this.state === 'ready') this.emitStatus();
     } catch (err) {
       if (run !== this.run) return;

@@ -124,9 +124,9 @@ describe('a server that echoes its configured secret everywhere', () => {
     await stdio.connect(transport);
     const seen: string[] = [];
     const deliver = transport.onmessage!;
-    transport.onmessage = (message: JSONRPCMessage, extra) => {
+    transport.onmessage = (message: JSONRPCMessage) => {
       seen.push(JSON.stringify(message));
-      deliver.call(transport, message, extra);
+      deliver.call(transport, message);
     };
     try {
       const result = await waitFor(async () => {
