@@ -18,6 +18,8 @@ export const LooseResult = z.looseObject({});
 export class Catalog {
   /** Last tool list seen per server: kept while a server restarts so tools/list stays stable. */
   private readonly knownTools = new Map<string, Tool[]>();
+  /** The instructions of the run those tools came from (kept with them: they are pinned together). */
+  private readonly knownInstructions = new Map<string, string | undefined>();
   private surface: Surface;
   private surfaceKey = '';
   private promptOwners = new Map<string, { server: string; name: string }>();
@@ -39,8 +41,9 @@ export class Catalog {
   }
 
   /** A server's tools changed: returns the new surface when what is advertised changed. */
-  setTools(serverId: string, tools: Tool[]): void {
+  setTools(serverId: string, tools: Tool[], instructions?: string): void {
     this.knownTools.set(serverId, tools);
+    this.knownInstructions.set(serverId, instructions);
   }
 
   /** Recomputes the surface; `changed` when the advertised list differs, `first` on the first computation. */
@@ -74,7 +77,10 @@ export class Catalog {
   private computeSurface(): Surface {
     const listed = this.profile.servers
       .filter((s) => this.knownTools.has(s.id))
-      .map((s) => ({ serverId: s.id, builtin: s.kind === 'builtin', tools: this.knownTools.get(s.id) ?? [] }));
+      .map((s) => {
+        const instructions = this.knownInstructions.get(s.id);
+        return { serverId: s.id, builtin: s.kind === 'builtin', tools: this.knownTools.get(s.id) ?? [], ...(instructions !== undefined ? { instructions } : {}) };
+      });
     const inputs = this.trust ? this.trust.filter(listed) : listed;
     return buildSurface(inputs, { surface: this.surfaceKind, aliases: this.profile.aliases, extra: [this.capabilitiesTool()] });
   }

@@ -99,6 +99,23 @@ export class ExchangeTable extends EventEmitter<Events> {
   /** How an open exchange is cancelled (the agent's notifications/cancelled, a closing session). */
   private readonly cancellers = new Map<string, AbortController>();
 
+  /**
+   * `redact`: the profile's redactor, run on the free text an exchange keeps (`error`, `reason`):
+   * a server's error message may quote a configured secret, and this row is stored, printed by
+   * `gatehouse audit calls` and pushed to the window (docs/security.md, "Secrets").
+   */
+  constructor(private readonly redact: (text: string) => string = (t) => t) {
+    super();
+  }
+
+  private clean(patch: Partial<Exchange>): Partial<Exchange> {
+    if (patch.error === undefined && patch.reason === undefined) return patch;
+    const out = { ...patch };
+    if (out.error !== undefined) out.error = this.redact(out.error);
+    if (out.reason !== undefined) out.reason = this.redact(out.reason);
+    return out;
+  }
+
   /** A new exchange, from the moment its request arrived. */
   openExchange(init: ExchangeInit): Exchange {
     const id = init.id ?? (init.downstreamId !== undefined ? `${init.agentSession}#${String(init.downstreamId)}` : `${init.agentSession ?? init.server}#console-${++consoleCounter}`);
@@ -179,7 +196,7 @@ export class ExchangeTable extends EventEmitter<Events> {
   }
 
   update(ex: Exchange, patch: Partial<Exchange>): void {
-    Object.assign(ex, patch);
+    Object.assign(ex, this.clean(patch));
     this.emit('updated', ex);
   }
 
@@ -220,7 +237,7 @@ export class ExchangeTable extends EventEmitter<Events> {
   /** The exchange is over; its maps forget it. Idempotent: the first outcome stands. */
   close(ex: Exchange, outcome: ExchangeOutcome, patch: Partial<Exchange> = {}): void {
     if (ex.outcome !== undefined) return;
-    Object.assign(ex, patch, { outcome, answeredAt: patch.answeredAt ?? Date.now() });
+    Object.assign(ex, this.clean(patch), { outcome, answeredAt: patch.answeredAt ?? Date.now() });
     this.open.delete(ex.id);
     this.cancellers.delete(ex.id);
     this.sinks.delete(ex.id);

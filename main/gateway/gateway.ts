@@ -83,7 +83,7 @@ export class Gateway extends EventEmitter<Events> {
   readonly profile: ResolvedProfile;
   readonly surfaceKind: ToolSurface;
   /** Every call and server→client request, from arrival to answer. */
-  readonly exchanges = new ExchangeTable();
+  readonly exchanges: ExchangeTable;
   private supervisor: Supervisor | undefined;
   private readonly policy: Policy;
   private readonly broker: ApprovalBroker;
@@ -102,6 +102,7 @@ export class Gateway extends EventEmitter<Events> {
     this.stragglerMs = envMs('GATEHOUSE_START_STRAGGLER_MS', DEFAULT_STRAGGLER_MS);
     this.session = opts.session;
     this.profile = opts.profile;
+    this.exchanges = new ExchangeTable((text) => opts.profile.redactor.redactString(text));
     this.policy = opts.policy;
     this.broker = opts.broker;
     this.surfaceKind = opts.toolSurface ?? opts.profile.toolSurface;
@@ -109,7 +110,9 @@ export class Gateway extends EventEmitter<Events> {
     this.catalog.refreshSurface();
     this.trust = opts.trust;
     this.trust?.on('changed', () => this.refreshSurface());
-    const decided = (d: DecisionEvent) => this.emit('decision', d);
+    // Decisions are stored and shown: their reason may quote a server's words (an unavailable
+    // server's state), so they pass the redactor like everything else that leaves (args already did).
+    const decided = (d: DecisionEvent) => this.emit('decision', { ...d, reason: opts.profile.redactor.redactString(d.reason) });
     this.pipeline = new CallPipeline({
       session: this.session,
       table: this.exchanges,
@@ -161,9 +164,9 @@ export class Gateway extends EventEmitter<Events> {
   /** Wire the supervisor (created with `clientFactory` / `channelRoutes` from this gateway). */
   attach(supervisor: Supervisor): void {
     this.supervisor = supervisor;
-    supervisor.on('tools', (serverId, tools) => {
+    supervisor.on('tools', (serverId, tools, instructions) => {
       if (tools.length === 0 && supervisor.get(serverId)?.status().state !== 'ready') return;
-      this.catalog.setTools(serverId, tools);
+      this.catalog.setTools(serverId, tools, instructions);
       this.refreshSurface();
     });
     supervisor.on('status', (s) => {
@@ -176,7 +179,7 @@ export class Gateway extends EventEmitter<Events> {
     });
     for (const [id, server] of supervisor.servers) {
       const tools = server.tools();
-      if (tools.length > 0) this.catalog.setTools(id, tools);
+      if (tools.length > 0) this.catalog.setTools(id, tools, server.status().instructions);
       if (server.status().state === 'ready') void this.catalog.refreshCatalogs(id);
     }
     this.refreshSurface();
@@ -290,7 +293,16 @@ export class Gateway extends EventEmitter<Events> {
       method: 'tools/call',
       ...(ctx.requestId !== undefined ? { id: `${ctx.agentSession}#${String(ctx.requestId)}` } : {}),
     });
-    return this.pipeline.callTool(ex, name, args);
+    // These callers (the Tool console, a legacy envelope on stdio) show or send the result
+    // without a downstream channel: it is redacted here instead (docs/security.md, "Secrets").
+    const redactor = this.profile.redactor;
+    try {
+      return redactor.redactJson(await this.pipeline.callTool(ex, name, args));
+    } catch (err) {
+      if (err instanceof GatewayError) throw new GatewayError(err.code, redactor.redactString(err.message), redactor.redactJson(err.data));
+      if (err instanceof Error) err.message = redactor.redactString(err.message);
+      throw err;
+    }
   }
 
   /** An exchange by id (open, or among the recently closed). */

@@ -132,6 +132,8 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
     tap: opts.tap,
     meta: { session: opts.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
     redactor: opts.redactor,
+    // What the agent gets is redacted here, as on a session's channel (session-setup.ts).
+    redactOutbound: opts.redactor,
     idPrefix: `gatehouse-${randomUUID().slice(0, 8)}-`,
     routes: {
       request: (m): InboundRequestRoute =>

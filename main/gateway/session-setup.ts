@@ -160,6 +160,8 @@ export class Sessions implements SessionsPort {
       tap: opts.tap,
       meta: { session: this.deps.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
       redactor: opts.redactor,
+      // Every message this session's agent gets passes the profile's redactor (docs/security.md, "Secrets").
+      redactOutbound: this.deps.profile.redactor,
       observed: opts.observed,
       routes: this.routes(agentSession, capabilities, () => channel, () => state),
     });

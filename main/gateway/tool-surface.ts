@@ -8,7 +8,9 @@
 // precedence, and a lower tier never takes a name a higher tier holds:
 //   1. canonical advertised names (`files_read_file`), in `canonical`/`both` surfaces;
 //   2. profile aliases (`search`);
-//   3. built-in friendly names (`read_file`, `run_command`, ...);
+//   3. built-in friendly names (`read_file`, `run_command`, ...): `_meta["gatehouse/friendlyName"]`,
+//      honoured only on a built-in server's tools (any server can write that key; an upstream
+//      tool that did would take `read_file` from the built-in);
 //   4. an upstream tool's own name, only when exactly one tool of the profile has it.
 // Within a tier, a name wanted by two tools goes to neither: both stay reachable through their
 // canonical names, and the clash is reported (see `conflicts`). So adding a server can only
@@ -29,6 +31,8 @@ export interface SurfaceInput {
   /** Built-in servers name their tools canonically themselves (`fs.read`). */
   builtin: boolean;
   tools: Tool[];
+  /** What the server said in `instructions`: pinned with its tools (main/trust/tool-definition.ts). */
+  instructions?: string;
 }
 
 export interface SurfaceTool {
@@ -37,6 +41,8 @@ export interface SurfaceTool {
   /** The tool's name on its own server, what the upstream call uses. */
   upstreamName: string;
   tool: Tool;
+  /** A tool of a built-in server (only those name themselves through `_meta`). */
+  builtin?: boolean;
   /** Names this tool is advertised under in tools/list (one or more; may be empty if all clashed in friendly mode — then the canonical form is advertised). */
   advertised: string[];
 }
@@ -72,7 +78,7 @@ export function buildSurface(
   const all: SurfaceTool[] = [...(opts.extra ?? [])];
   for (const input of inputs) {
     for (const tool of input.tools) {
-      all.push({ canonical: canonicalName(input, tool), server: input.serverId, upstreamName: tool.name, tool, advertised: [] });
+      all.push({ canonical: canonicalName(input, tool), server: input.serverId, upstreamName: tool.name, tool, advertised: [], ...(input.builtin ? { builtin: true } : {}) });
     }
   }
   // Sorted before anything is claimed, so neither the order of the servers in the profile nor
@@ -124,7 +130,7 @@ export function buildSurface(
   const builtinWants: Array<[string, SurfaceTool]> = [];
   const upstreamWants: Array<[string, SurfaceTool]> = [];
   for (const t of tools) {
-    const friendly = t.tool._meta?.[FRIENDLY_META_KEY];
+    const friendly = t.builtin ? t.tool._meta?.[FRIENDLY_META_KEY] : undefined;
     if (typeof friendly === 'string') builtinWants.push([friendly, t]);
     else if (t.canonical !== CAPABILITIES_TOOL) upstreamWants.push([t.upstreamName, t]);
   }

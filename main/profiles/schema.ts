@@ -11,6 +11,14 @@ import { z } from 'zod';
 export const PROFILE_NAME_RE = /^[a-z0-9][a-z0-9_-]*$/;
 /** No dots: canonical tool names are `<server-id>.<tool>`, so a dot would make them ambiguous. */
 export const SERVER_ID_RE = /^[a-z][a-z0-9-]*$/;
+/**
+ * Server ids the built-in surface names its tools with (`fs.read`, `repo.apply_patch`,
+ * `process.exec`, `net.http_request`, `gatehouse.capabilities`: main/tools/workspace-tools.ts,
+ * main/gateway/tool-surface.ts). A server with one of these ids would give its tools the
+ * built-ins' canonical names, and every rule written for the built-in (`fs.read: allow`) would
+ * cover it (docs/gateway.md, "Names"). main/profiles/reserved-ids.test.ts keeps the list whole.
+ */
+export const RESERVED_SERVER_IDS: readonly string[] = ['fs', 'repo', 'process', 'net', 'gatehouse'];
 /** The advertised-name alphabet every major MCP client accepts (ARCHITECTURE.md, "Names"). */
 export const ALIAS_RE = /^[A-Za-z0-9_-]{1,64}$/;
 export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -295,9 +303,14 @@ export const ProfileSchema = z
     tool_surface: z.enum(['friendly', 'canonical', 'both']).default('friendly').describe('Which tool names the agent sees.'),
     servers: z
       .record(
-        z.string().regex(SERVER_ID_RE, {
-          error: (iss) => `a server id is lowercase letters, digits and '-', starting with a letter (no dots), got ${quoted(iss.input)}`,
-        }),
+        z
+          .string()
+          .regex(SERVER_ID_RE, {
+            error: (iss) => `a server id is lowercase letters, digits and '-', starting with a letter (no dots), got ${quoted(iss.input)}`,
+          })
+          .refine((id) => !RESERVED_SERVER_IDS.includes(id), {
+            error: (iss) => `expected a server id that is not one of the built-in tools' prefixes (${RESERVED_SERVER_IDS.join(', ')}), got ${quoted(iss.input)}`,
+          }),
         ServerSchema,
       )
       .default({})

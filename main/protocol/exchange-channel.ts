@@ -54,6 +54,11 @@ export interface ExchangeChannelOptions {
   meta: TapMeta;
   redactor?: Redactor;
   /**
+   * Redact every message this channel sends (an agent's hop: docs/security.md, "Secrets"). Set
+   * by the gateway's downstream channels only: what goes to a server must keep its values.
+   */
+  redactOutbound?: Redactor;
+  /**
    * The inner transport is a framed stream that reports every message with its wire size
    * through `channel.observer`; otherwise the channel serialises and measures each message.
    */
@@ -112,7 +117,7 @@ export class ExchangeChannel implements Transport {
   private negotiated: string | undefined;
 
   constructor(private readonly opts: ExchangeChannelOptions) {
-    this.recorder = new HopRecorder(opts.tap, opts.meta, opts.redactor);
+    this.recorder = new HopRecorder(opts.tap, opts.meta, opts.redactor, opts.redactOutbound !== undefined && opts.redactOutbound === opts.redactor);
     this.observer = {
       inbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming) => this.observeInbound(message, bytes),
       outbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming, text?: string) => this.observeOutbound(message, bytes, text),
@@ -248,8 +253,15 @@ export class ExchangeChannel implements Transport {
 
   // ---- recording and routing ----------------------------------------------------------------
 
-  private write(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  private write(original: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const inner = this.need();
+    // The one place a message leaves toward an agent: results, errors, notifications and
+    // server→client requests alike. Unchanged (the same object) when it holds no secret.
+    const message = this.opts.redactOutbound ? this.opts.redactOutbound.redactJson(original) : original;
+    if (message !== original) {
+      const stamp = this.outStamps.get(original);
+      if (stamp) this.outStamps.set(message, stamp);
+    }
     if (!this.opts.observed) {
       const text = safeStringify(message);
       this.observeOutbound(message, text === undefined ? 0 : Buffer.byteLength(text), text);

@@ -73,6 +73,8 @@ export class HopRecorder {
     private readonly tap: TrafficTap,
     private readonly meta: TapMeta,
     private readonly redactor: Redactor | undefined,
+    /** What this hop sends was redacted by that same redactor already (an agent's channel): not walked twice. */
+    private readonly outboundRedacted = false,
   ) {}
 
   /**
@@ -90,7 +92,7 @@ export class HopRecorder {
       bytes,
       // Messages are treated as immutable once they cross a transport, so the tap holds the
       // object itself (no copy on the protocol path) unless redaction makes one.
-      message: this.redactor ? this.redactor.redactJson(message) : message,
+      message: this.redactor && !(outbound && this.outboundRedacted) ? this.redactor.redactJson(message) : message,
     };
     // The audit writer stores this text instead of serialising the message again; a redacted
     // copy is a different object and is serialised as before.

@@ -1,16 +1,22 @@
 // Values known to be secret are replaced before anything is stored or shown
-// (ARCHITECTURE.md, "Where state lives"). One Redactor per launched profile collects
-// every value that came from `${secret:…}` (and header/env values the loader marks).
+// (ARCHITECTURE.md, "Where state lives"), and before anything reaches an agent (the gateway's
+// downstream channels redact every message they send: main/gateway/session-setup.ts,
+// main/gateway/new-era-http.ts). One Redactor per launched profile collects every value that
+// came from `${secret:…}` (and header/env values the loader marks). Each value is matched in
+// every form ./secret-forms.ts lists, and also when ANSI escapes or invisible characters split it.
+import { mayHideSplit, secretForms, withoutHiddenSplits } from './secret-forms';
 
 const MIN_SECRET_LENGTH = 4; // shorter values would redact innocent substrings everywhere
 
 export class Redactor {
   private readonly secrets = new Map<string, string>(); // value → name
+  private forms = new Map<string, string>(); // any form of a value → name
   private pattern: RegExp | undefined;
 
   add(name: string, value: string): void {
     if (value.length < MIN_SECRET_LENGTH || this.secrets.has(value)) return;
     this.secrets.set(value, name);
+    for (const form of secretForms(value)) if (!this.forms.has(form)) this.forms.set(form, name);
     this.pattern = undefined;
   }
 
@@ -18,10 +24,10 @@ export class Redactor {
     return this.secrets.size;
   }
 
-  /** Length of the longest secret (UTF-16 units): how much text a cut must hold back to keep one whole. */
+  /** Length of the longest form of a secret (UTF-16 units): how much text a cut must hold back to keep one whole. */
   get longestSecret(): number {
     let n = 0;
-    for (const v of this.secrets.keys()) n = Math.max(n, v.length);
+    for (const v of this.forms.keys()) n = Math.max(n, v.length);
     return n;
   }
 
@@ -34,32 +40,58 @@ export class Redactor {
     if (this.secrets.size === 0) return text;
     const re = this.regex();
     re.lastIndex = 0;
-    return text.replace(re, (m) => `«secret:${this.secrets.get(m) ?? '?'}»`);
+    const out = re.test(text) ? this.replaceAll(text, re) : text;
+    // Rare and only then costly: a secret split by an escape sequence or an invisible character
+    // reads whole on a terminal or in the window. Such a string loses those characters, and
+    // only when a secret is found in what is left.
+    if (!mayHideSplit(out)) return out;
+    const plain = withoutHiddenSplits(out);
+    re.lastIndex = 0;
+    return re.test(plain) ? this.replaceAll(plain, re) : out;
   }
 
-  /** Deep copy of a JSON value with every string redacted (keys too). */
+  /**
+   * A JSON value with every string redacted (keys too). Parts with nothing to redact are the
+   * very same objects, and a value with nothing to redact is returned itself: the downstream
+   * boundary runs this on every message, and most carry no secret.
+   */
   redactJson<T>(value: T): T {
     if (this.secrets.size === 0) return value;
-    return this.walk(value) as T;
+    return this.walk(value, 0) as T;
   }
 
-  private walk(value: unknown): unknown {
+  private replaceAll(text: string, re: RegExp): string {
+    re.lastIndex = 0;
+    return text.replace(re, (m) => `«secret:${this.forms.get(m) ?? '?'}»`);
+  }
+
+  private walk(value: unknown, depth: number): unknown {
     if (typeof value === 'string') return this.redactString(value);
-    if (Array.isArray(value)) return value.map((v) => this.walk(v));
-    if (value && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[this.redactString(k)] = this.walk(v);
-      return out;
+    if (value === null || typeof value !== 'object' || depth > 256) return value;
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i];
+        const r = this.walk(v, depth + 1);
+        if (r !== v) (out ??= value.slice())[i] = r;
+      }
+      return out ?? value;
     }
-    return value;
+    const entries = Object.entries(value as Record<string, unknown>);
+    let changed = false;
+    const next: Array<[string, unknown]> = entries.map(([k, v]) => {
+      const rk = this.redactString(k);
+      const rv = this.walk(v, depth + 1);
+      if (rk !== k || rv !== v) changed = true;
+      return [rk, rv];
+    });
+    return changed ? Object.fromEntries(next) : value;
   }
 
   private regex(): RegExp {
     if (!this.pattern) {
       // Longest first, so a secret that contains another is replaced whole.
-      const alts = [...this.secrets.keys()]
-        .sort((a, b) => b.length - a.length)
-        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      const alts = [...this.forms.keys()].sort((a, b) => b.length - a.length).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
       this.pattern = new RegExp(alts.join('|'), 'g');
     }
     return this.pattern;

@@ -44,7 +44,7 @@ export type { ManagedServerOptions, RunInfo } from './managed-server-options';
 
 type Events = {
   status: [ServerStatus];
-  tools: [Tool[]];
+  tools: [Tool[], string | undefined];
   'run-started': [RunInfo];
   'run-ended': [RunInfo, ExitInfo];
   'protocol-fault': [string];
@@ -140,7 +140,7 @@ export class ManagedServer extends EventEmitter<Events> {
       ready: ready ? { client: this.currentClient, protocolVersion: this.protocolVersion, era: this.eraInfo, toolCount: this.toolList.length } : undefined,
       auth: this.opts.oauth?.status(),
       sandboxRun: this.sandboxKind,
-    });
+    }, (v) => this.opts.redactor.redactJson(v));
   }
 
   /** The full stderr ring (redacted), for a late-attaching view. */
@@ -380,7 +380,7 @@ export class ManagedServer extends EventEmitter<Events> {
       const tools = await listAllTools(client, this.spec.requestTimeoutMs);
       if (run !== this.run) return;
       this.toolList = tools;
-      this.emit('tools', tools);
+      this.emit('tools', tools, client.getInstructions());
       if (this.state === 'ready') this.emitStatus();
     } catch (err) {
       if (run !== this.run) return;

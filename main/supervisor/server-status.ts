@@ -20,10 +20,15 @@ export type StatusSnapshot = Pick<ServerStatus, 'id' | 'state' | 'reason' | 'run
   sandboxRun?: { kind: SandboxKind; unenforced: string[]; limits: string };
 };
 
-export function composeStatus(s: StatusSnapshot): ServerStatus {
+/**
+ * `redact`: the profile's redactor. What a server says about itself (serverInfo, instructions, the
+ * reason of its state) is shown and stored like its traffic, with configured secrets redacted
+ * (docs/security.md, "Secrets").
+ */
+export function composeStatus(s: StatusSnapshot, redact: (status: ServerStatus) => ServerStatus = (v) => v): ServerStatus {
   const showTail = s.state === 'failed' || s.state === 'restarting' || s.lastExit !== undefined;
   const client = s.ready?.client;
-  return {
+  return redact({
     id: s.id,
     kind: s.spec.kind,
     state: s.state,
@@ -48,5 +53,5 @@ export function composeStatus(s: StatusSnapshot): ServerStatus {
     instructions: client?.getInstructions(),
     ...(s.auth ? { auth: s.auth } : {}),
     sandbox: s.spec.kind === 'http' ? undefined : { ...summarizeSandbox(s.spec.sandbox), ...(s.sandboxRun ?? {}) },
-  };
+  });
 }

@@ -35,7 +35,8 @@ export interface SupervisorOptions {
 
 type Events = {
   status: [ServerStatus];
-  tools: [string, Tool[]];
+  /** A server's tools and the `instructions` of the run that listed them (pinned together: main/trust/tool-definition.ts). */
+  tools: [string, Tool[], string | undefined];
   'run-started': [string, RunInfo];
   'run-ended': [string, RunInfo, ExitInfo];
 };
@@ -83,7 +84,7 @@ export class Supervisor extends EventEmitter<Events> {
         protectedRead: this.opts.protectedRead,
       });
       server.on('status', (s) => this.emit('status', s));
-      server.on('tools', (t) => this.emit('tools', spec.id, t));
+      server.on('tools', (t, instructions) => this.emit('tools', spec.id, t, instructions));
       server.on('run-started', (r) => this.emit('run-started', spec.id, r));
       server.on('run-ended', (r, e) => this.emit('run-ended', spec.id, r, e));
       this.servers.set(spec.id, server);

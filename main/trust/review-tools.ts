@@ -38,6 +38,14 @@ export interface ToolReviewInput {
   pinned: Record<string, PinnedTool> | undefined;
   rejected: Record<string, string>;
   tools: Tool[];
+  /** The server's `instructions` (initialize, or `server/discover`): pinned with each of its tools (tool-definition.ts). */
+  instructions?: string;
+  /**
+   * The profile's redactor: a definition is pinned, stored and shown redacted, so a server that
+   * writes a configured secret into a description leaves no clear copy in the pin file, the
+   * audit store or a review card (docs/security.md, "Secrets").
+   */
+  redact?: <T>(value: T) => T;
   /** Tools of the profile's other servers (for shadowing and cross-references). */
   others: OtherTool[];
 }
@@ -63,7 +71,8 @@ export function reviewTools(input: ToolReviewInput): ToolReviewResult {
   const listed = new Set<string>();
   for (const tool of input.tools) {
     listed.add(tool.name);
-    const definition = toolDefinition(tool);
+    const redact = input.redact ?? (<T>(v: T) => v);
+    const definition = toolDefinition(redact(tool), input.instructions === undefined ? undefined : redact(input.instructions));
     const hash = definitionHash(definition);
     const previous = pinned[tool.name];
     if (previous?.hash === hash) {

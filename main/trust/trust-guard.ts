@@ -144,6 +144,8 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
         pinned: pin?.tools,
         rejected: pin?.rejectedTools ?? {},
         tools: input.tools,
+        ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
+        redact: (v) => this.profile.redactor.redactJson(v),
         others: everyone,
       });
       if (result.pin.length) {

@@ -95,12 +95,13 @@ describe('the reference servers', () => {
     );
     const launch = await host.launch(file);
     expect(launch.statuses().map((s) => s.state)).toEqual(['ready', 'ready', 'ready']);
-    const inputs = ['files', 'memory', 'everything'].map((id) => ({ serverId: id, builtin: false, tools: launch.supervisor.get(id)!.tools() }));
+    // With what is pinned beside the tools: their _meta and each server's instructions.
+    const inputs = ['files', 'memory', 'everything'].map((id) => ({ serverId: id, builtin: false, tools: launch.supervisor.get(id)!.tools(), instructions: launch.supervisor.get(id)!.status().instructions }));
     const others = inputs.flatMap((i) => i.tools.map((t) => ({ server: i.serverId, name: t.name, canonical: canonicalName(i, t), advertised: toAdvertised(canonicalName(i, t)) })));
     let checked = 0;
     for (const input of inputs) {
       for (const t of input.tools) {
-        expect(checkDefinition(toolDefinition(t), { server: input.serverId, others }), `${input.serverId}.${t.name}`).toEqual([]);
+        expect(checkDefinition(toolDefinition(t, input.instructions), { server: input.serverId, others }), `${input.serverId}.${t.name}`).toEqual([]);
         checked++;
       }
     }

@@ -7,7 +7,7 @@
 // Authorization header, or its shape is a known token format (sk-…, ghp_…, xox…-, long hex or
 // base64 runs). False positives cost the user one environment variable; false negatives leak.
 import { liftMcpRemote, type DraftOAuth } from './oauth';
-import { ENV_NAME_RE, SERVER_ID_RE, type PolicyRuleSchema, type ProfileInput } from '../schema';
+import { ENV_NAME_RE, RESERVED_SERVER_IDS, SERVER_ID_RE, type PolicyRuleSchema, type ProfileInput } from '../schema';
 import type { z } from 'zod';
 import type { ImportFormat, ImportOptions, ImportResult, ImportedSecret } from './types';
 import { AUTH_HEADER_ARG, AUTH_SCHEME, HEADER_FLAG, HEADER_FLAG_EQ, TOKEN_SHAPES, WHOLE_ENV_REF, WHOLE_SECRET_REF, isSecretName, isTrivialValue, looksLikeToken, segments } from './secret-rule';
@@ -144,6 +144,8 @@ export function sanitizeServerId(name: string): string {
     .replace(/^-+|-+$/g, '');
   if (!id) id = 'server';
   if (!/^[a-z]/.test(id)) id = `server-${id}`;
+  // `fs`, `net`…: the built-in tools' prefixes are not a server's to take (schema.ts RESERVED_SERVER_IDS).
+  if (RESERVED_SERVER_IDS.includes(id)) id = `${id}-server`;
   return id;
 }
 
@@ -355,7 +357,7 @@ export class ProfileBuilder {
       id = `${id}-${n}`;
     }
     if (id !== d.name) {
-      this.warn(`${d.from}: imported as server "${id}" (server ids are lowercase letters, digits and '-', starting with a letter)`);
+      this.warn(`${d.from}: imported as server "${id}" (server ids are lowercase letters, digits and '-', starting with a letter, and not one of ${RESERVED_SERVER_IDS.join(', ')})`);
     }
     if (!SERVER_ID_RE.test(id)) throw new Error(`internal: sanitized id '${id}' is invalid`);
     this.serverIds[d.name] = id;
