@@ -47,8 +47,8 @@ beforeAll(() => {
     [
       '#!/bin/sh',
       `printf '%s\\n' "$*" "ELECTRON_SKIP_BINARY_DOWNLOAD=$ELECTRON_SKIP_BINARY_DOWNLOAD" "cwd=$(pwd)" > '${path.join(tmp.dir, 'npm-called')}'`,
-      `ln -s '${path.join(repoRoot, 'node_modules')}' node_modules`,
-      `if [ -e '${path.join(repoRoot, 'native', 'peercred', 'build')}' ]; then ln -s '${path.join(repoRoot, 'native', 'peercred', 'build')}' native/peercred/build; fi`,
+      `/bin/ln -s '${path.join(repoRoot, 'node_modules')}' node_modules`,
+      `if [ -e '${path.join(repoRoot, 'native', 'peercred', 'build')}' ]; then /bin/ln -s '${path.join(repoRoot, 'native', 'peercred', 'build')}' native/peercred/build; fi`,
       '',
     ].join('\n'),
     { mode: 0o755 },
