@@ -277,6 +277,12 @@ export const events = {
   'trust:changed': z.object({ launchId: z.string() }),
   /** A Tool console call started (no `output`) or was answered, from any window. */
   'console:call': z.object({ call: ConsoleCallSchema }),
+  /**
+   * Something a person should know about a launch, said once (also on the host's stderr and kept in
+   * the launch summary's `notices`): e.g. the gateway's remembered port was taken, so a copied
+   * Connect configuration must be copied again.
+   */
+  'launch:notice': z.object({ launchId: z.string(), message: z.string() }),
 } as const;
 
 export type EventName = keyof typeof events;

@@ -249,6 +249,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         profileName: launch.profile.name,
         profileFile: launch.profile.file,
         dataDir: host.dataDir,
+        workspace: launch.profile.workspace,
         ...(input.transport ? { transport: input.transport } : {}),
       });
     },
@@ -436,6 +437,9 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     const onAuthExpired = (launchId: string, serverId: string, reason: string) => broadcast('auth:expired', { launchId, serverId, reason });
     host.on('auth-expired', onAuthExpired);
     disposers.push(() => host.off('auth-expired', onAuthExpired));
+    const onLaunchNotice = (launch: Launch, message: string) => broadcast('launch:notice', { launchId: launch.id, message });
+    host.on('launch-notice', onLaunchNotice);
+    disposers.push(() => host.off('launch-notice', onLaunchNotice));
     // While a window is open, APPROVAL waits for a person instead of failing closed. When the
     // last window leaves, requests already pending keep waiting until their timeout, so a
     // window that reloads can still answer them (ApprovalBroker.attachApprover).
