@@ -282,7 +282,8 @@ export function preflight({ purpose, install = true, env = process.env, say = (l
   return { ...out, blocked: false };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run as a script only: main/doctor/ imports this file's exports, and a bundle (out/) must not run it.
+if (process.argv[1] && path.basename(process.argv[1]) === 'preflight.mjs' && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const argv = process.argv.slice(2);
   const purpose = argv.find((a) => !a.startsWith('-')) ?? 'test';
   if (purpose !== 'test' && purpose !== 'start') {

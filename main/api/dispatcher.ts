@@ -43,6 +43,7 @@ import { ConsoleCalls } from './console-calls';
 import { searchTrafficBodies, trafficBodies } from './traffic-bodies';
 import { TrafficMarks } from './traffic-marks';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
+import { runDoctor } from '../doctor/run-doctor';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, terminalSummary } from './shapes';
 
 export type Shell = 'electron' | 'web';
@@ -253,6 +254,8 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         ...(input.transport ? { transport: input.transport } : {}),
       });
     },
+
+    'doctor:run': () => runDoctor({ env: host.env, dataDir: host.dataDir }),
 
     'traffic:bodies': (input) => trafficBodies({ tap: host.tap, audit: host.audit }, input.refs),
     'traffic:search': (input) => searchTrafficBodies({ tap: host.tap, audit: host.audit }, input),
