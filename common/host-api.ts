@@ -196,8 +196,11 @@ export const commands = {
   'connect:configs': { input: LaunchRef.extend({ transport: z.enum(['http', 'stdio']).optional() }).strict(), output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
   /** Reveal the gateway token for copying (never sent with any event, only on this explicit ask). */
   'connect:token': { input: LaunchRef, output: z.object({ token: z.string() }) },
-  /** The same checks as `gatehouse doctor` (main/doctor/): the window's first-run panel shows what fails. */
-  'doctor:run': { input: Empty, output: DoctorReportSchema },
+  /**
+   * The same checks as `gatehouse doctor` (main/doctor/): the window's first-run panel shows what
+   * fails. Run once per host (they fork bwrap and python3); `refresh` runs them again.
+   */
+  'doctor:run': { input: z.object({ refresh: z.boolean().optional() }).strict(), output: DoctorReportSchema },
   /** Terminals (issue 6): agents and shells in a pty, wired to the launch's gateway. */
   'terminals:list': { input: z.object({ launchId: z.string().optional() }).strict(), output: z.array(TerminalSummarySchema) },
   'terminals:presets': { input: LaunchRef, output: z.array(PresetAvailabilitySchema) },

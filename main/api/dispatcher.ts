@@ -44,6 +44,7 @@ import { searchTrafficBodies, trafficBodies } from './traffic-bodies';
 import { TrafficMarks } from './traffic-marks';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
 import { runDoctor } from '../doctor/run-doctor';
+import type { DoctorReport } from '../../common/host-api-doctor';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, terminalSummary } from './shapes';
 
 export type Shell = 'electron' | 'web';
@@ -98,6 +99,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
   const validate = opts.validateOutput ?? process.env.NODE_ENV !== 'production';
   const version = readVersion();
   let consoleCallCount = 0;
+  let doctorReport: DoctorReport | undefined;
 
   const launchOf = (launchId: string): Launch => {
     const launch = host.launches.get(launchId);
@@ -255,7 +257,10 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       });
     },
 
-    'doctor:run': () => runDoctor({ env: host.env, dataDir: host.dataDir }),
+    'doctor:run': (input) => {
+      if (input.refresh || !doctorReport) doctorReport = runDoctor({ env: host.env, dataDir: host.dataDir });
+      return doctorReport;
+    },
 
     'traffic:bodies': (input) => trafficBodies({ tap: host.tap, audit: host.audit }, input.refs),
     'traffic:search': (input) => searchTrafficBodies({ tap: host.tap, audit: host.audit }, input),
