@@ -15,7 +15,7 @@
 //    Electron binary is fetched later by scripts/start.mjs, with progress) and, for `test`, each
 //    tools/* package from its own lockfile. GATEHOUSE_NPM names the npm to run (the fresh-clone
 //    test points it at a stand-in so CI does not download 400 packages twice).
-// --check: report only, never install. --json: one JSON line on stdout, the block still on stderr.
+// --check (or GATEHOUSE_NO_INSTALL=1): report only, never install. --json: one JSON line on stdout, the block still on stderr.
 // Exit code 0 when everything needed is there, 1 otherwise.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -247,7 +247,9 @@ function npmCi(rel, env, say) {
  * without bubblewrap is not blocked: the app opens and says the block, its servers cannot start.
  * `say` gets progress lines; the block (when something is missing) is returned, not said.
  */
-export function preflight({ purpose, install = true, env = process.env, say = (l) => process.stderr.write(`gatehouse: ${l}\n`), packages = true } = {}) {
+export function preflight({ purpose, install: wanted = true, env = process.env, say = (l) => process.stderr.write(`gatehouse: ${l}\n`), packages = true } = {}) {
+  // GATEHOUSE_NO_INSTALL=1: report only, whoever asked (npm start, npm test, .ci/run).
+  const install = wanted && env.GATEHOUSE_NO_INSTALL !== '1';
   const os = detectOs(env);
   const building = notInstalled(root);
   const check = () => checkMachine(purpose, env, process.platform, building);
