@@ -258,7 +258,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     },
 
     'doctor:run': (input) => {
-      if (input.refresh || !doctorReport) doctorReport = runDoctor({ env: host.env, dataDir: host.dataDir });
+      if (input.refresh || !doctorReport) doctorReport = runDoctor({ env: host.env, dataDir: host.dataDir, secretStore: () => host.auth.store });
       return doctorReport;
     },
 

@@ -5,7 +5,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, sta
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { DoctorCheck } from '../../common/host-api-doctor';
-import { openSecretStore } from '../auth/secret-store';
+import { openSecretStore, type SecretStore } from '../auth/secret-store';
 import { nativeLoadProblem } from '../native/abi-mismatch';
 import { appRoot } from '../paths';
 import { chromiumPath, detectOs, installCommand } from '../../scripts/preflight.mjs';
@@ -15,10 +15,11 @@ const MiB = 1024 * 1024;
 const LOW_SPACE = 1024 * MiB;
 const NO_SPACE = 100 * MiB;
 
-function secretStoreCheck(dataDir: string, env: NodeJS.ProcessEnv): DoctorCheck {
+/** `inUse`: the host's own store (the desktop app's safeStorage one), else the one this machine would give. */
+function secretStoreCheck(dataDir: string, env: NodeJS.ProcessEnv, inUse?: () => SecretStore): DoctorCheck {
   try {
-    const store = openSecretStore({ dataDir, env });
-    if (store.kind === 'keychain') return { id: 'secrets.store', title: 'secret store', status: 'ok', detail: store.description };
+    const store = inUse ? inUse() : openSecretStore({ dataDir, env });
+    if (store.kind === 'keychain' || store.kind === 'safe-storage') return { id: 'secrets.store', title: 'secret store', status: 'ok', detail: store.description };
     const manager = detectOs(env).manager;
     const keyring = manager === 'apt' || manager === 'dnf' || manager === 'zypper' || manager === 'pacman' ? 'gnome-keyring (or KeePassXC with its Secret Service on)' : 'a Secret Service';
     return {
@@ -109,9 +110,9 @@ function dataDirCheck(dataDir: string): DoctorCheck {
   return { id, title, status: 'ok', detail };
 }
 
-export function appChecks(opts: { dataDir: string; env: NodeJS.ProcessEnv }): DoctorCheck[] {
+export function appChecks(opts: { dataDir: string; env: NodeJS.ProcessEnv; secretStore?: () => SecretStore }): DoctorCheck[] {
   const checks = [
-    secretStoreCheck(opts.dataDir, opts.env),
+    secretStoreCheck(opts.dataDir, opts.env, opts.secretStore),
     electronCheck(),
     nativeCheck('better-sqlite3', 'the audit store is off'),
     nativeCheck('node-pty', 'terminals are unavailable'),

@@ -31,6 +31,7 @@ test('a failing check shows the panel with the problem and its fix; dismissed, i
   // The panel's own doctor:run went out first on the same connection: once this one is answered,
   // so was that one, and a frame later the panel would be on screen.
   await callFromPage(page, 'doctor:run', {});
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+  // In the page (the root tsconfig has no DOM types, hence the cast).
+  await page.evaluate(() => new Promise((r) => (globalThis as unknown as { requestAnimationFrame(cb: () => void): void }).requestAnimationFrame(() => r(null))));
   await expect(page.getByRole('region', { name: 'Machine check' })).toHaveCount(0);
 });
