@@ -70,6 +70,8 @@ describe('the demo, launched twice', () => {
     expect(connect.status, connect.stderr).toBe(0);
     const copied = (JSON.parse(connect.stdout) as { mcpServers: { gatehouse: { url: string } } }).mcpServers.gatehouse.url;
     const copiedToken = first.token;
+    // Generated (base64url), not "(from GATEHOUSE_TOKEN)".
+    expect(copiedToken).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     await stop(first.child);
 
     const second = await launchDemo();
