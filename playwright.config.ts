@@ -3,6 +3,8 @@
 // `gatehouse serve` on a port the OS picks, with its own temp data dir (tests/e2e/support/serve.ts).
 // Screenshots land in test-results/ (look at them).
 import { defineConfig } from '@playwright/test';
+// The same lookup `npm test`'s preflight checks (scripts/preflight.mjs), so what it found is what runs.
+import { chromiumPath } from './scripts/preflight.mjs';
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -18,7 +20,7 @@ export default defineConfig({
     screenshot: 'on',
     trace: 'retain-on-failure',
     launchOptions: {
-      executablePath: process.env.GATEHOUSE_CHROMIUM ?? '/usr/bin/chromium',
+      executablePath: process.env.GATEHOUSE_CHROMIUM ?? chromiumPath() ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
     },
   },

@@ -133,6 +133,8 @@ export const LaunchSummarySchema = z.object({
   /** The gateway's Streamable HTTP endpoint, when it serves one. Never carries the token. */
   gatewayUrl: z.string().optional(),
   agentSessions: z.array(AgentSessionSchema),
+  /** What a person should know about this launch (the `launch:notice` events so far). */
+  notices: z.array(z.string()).optional(),
 });
 
 export const TrafficEventSchema = z.object({

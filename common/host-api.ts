@@ -35,8 +35,10 @@ import {
   TrafficRowRefSchema,
   TrafficMarksSchema,
 } from './host-api-shapes';
+import { DoctorReportSchema } from './host-api-doctor';
 
 export * from './host-api-shapes';
+export * from './host-api-doctor';
 
 // ---- commands --------------------------------------------------------------------------------
 
@@ -194,6 +196,11 @@ export const commands = {
   'connect:configs': { input: LaunchRef.extend({ transport: z.enum(['http', 'stdio']).optional() }).strict(), output: z.object({ url: z.string().optional(), tokenEnv: z.string(), configs: z.array(ClientConfigSchema) }) },
   /** Reveal the gateway token for copying (never sent with any event, only on this explicit ask). */
   'connect:token': { input: LaunchRef, output: z.object({ token: z.string() }) },
+  /**
+   * The same checks as `gatehouse doctor` (main/doctor/): the window's first-run panel shows what
+   * fails. Run once per host (they fork bwrap and python3); `refresh` runs them again.
+   */
+  'doctor:run': { input: z.object({ refresh: z.boolean().optional() }).strict(), output: DoctorReportSchema },
   /** Terminals (issue 6): agents and shells in a pty, wired to the launch's gateway. */
   'terminals:list': { input: z.object({ launchId: z.string().optional() }).strict(), output: z.array(TerminalSummarySchema) },
   'terminals:presets': { input: LaunchRef, output: z.array(PresetAvailabilitySchema) },
@@ -277,6 +284,12 @@ export const events = {
   'trust:changed': z.object({ launchId: z.string() }),
   /** A Tool console call started (no `output`) or was answered, from any window. */
   'console:call': z.object({ call: ConsoleCallSchema }),
+  /**
+   * Something a person should know about a launch, said once (also on the host's stderr and kept in
+   * the launch summary's `notices`): e.g. the gateway's remembered port was taken, so a copied
+   * Connect configuration must be copied again.
+   */
+  'launch:notice': z.object({ launchId: z.string(), message: z.string() }),
 } as const;
 
 export type EventName = keyof typeof events;

@@ -25,6 +25,7 @@ import type { ServerStatus } from './supervisor/types';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
 import { exchangeRecord, type Exchange } from './gateway/exchanges';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
+import { portTaken, rememberedPort, rememberedToken, rememberPort } from './gateway/remembered-endpoint';
 import { appRoot, auditWriterEntry, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
 import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from './agents/terminal-manager';
@@ -58,9 +59,15 @@ export interface HostOptions {
 
 export interface LaunchOptions {
   toolSurface?: ToolSurface;
-  /** Serve the gateway over Streamable HTTP on this port (0 = any free port). */
+  /**
+   * Serve the gateway over Streamable HTTP on this port. 0: the port this profile had last time
+   * (main/gateway/remembered-endpoint.ts), else any free one; `gateway` launches take any free one.
+   */
   httpPort?: number;
-  /** Bearer token for the HTTP endpoint; default GATEHOUSE_TOKEN or a fresh random one. */
+  /**
+   * Bearer token for the HTTP endpoint; default GATEHOUSE_TOKEN, else (httpPort 0, not a
+   * `gateway` launch) the profile's remembered token, else a fresh random one.
+   */
   token?: string;
   /** Start the profile's agent in a terminal when it has one with `autostart` (needs httpPort). */
   startAgent?: boolean;
@@ -101,6 +108,8 @@ export class Launch {
   endpoint: HttpEndpoint | undefined;
   token: string | undefined;
   stopped = false;
+  /** What a person should know about this launch (the gateway moved to another port…). */
+  readonly notices: string[] = [];
 
   constructor(
     readonly id: string,
@@ -127,6 +136,8 @@ type HostEvents = {
   'auth-expired': [launchId: string, serverId: string, reason: string];
   /** A launch's trust reviews changed (a server waits for approval, a tool was held or accepted). */
   trust: [Launch];
+  /** Something a person should know about a launch (also on stderr and in `launch.notices`). */
+  'launch-notice': [Launch, string];
 };
 
 export class Host extends EventEmitter<HostEvents> {
@@ -276,15 +287,9 @@ export class Host extends EventEmitter<HostEvents> {
     // The endpoint listens before the servers are up: initialize is answered at once.
     const started = supervisor.startAll();
     if (opts.httpPort !== undefined) {
-      launch.token = opts.token ?? this.env.GATEHOUSE_TOKEN ?? generateToken();
-      launch.endpoint = await startHttpEndpoint({
-        gateway,
-        tap: this.tap,
-        redactor: profile.redactor,
-        port: opts.httpPort,
-        token: launch.token,
-        limits: httpLimitsFromEnv(this.env),
-      });
+      const remember = opts.httpPort === 0 && opts.kind !== 'gateway';
+      launch.token = opts.token ?? this.env.GATEHOUSE_TOKEN ?? (remember ? this.keptToken(profile.file) : generateToken());
+      launch.endpoint = await this.listen(launch, opts.httpPort, remember);
     }
     if (opts.waitForServers !== false) await started;
     else void started.catch(() => {});
@@ -294,6 +299,49 @@ export class Host extends EventEmitter<HostEvents> {
       if ('unavailable' in opened) process.stderr.write(`gatehouse: agent not started: ${opened.unavailable}\n`);
     }
     return launch;
+  }
+
+  /** The profile's remembered token; a fresh one when the secret store cannot be opened. */
+  private keptToken(profileFile: string): string {
+    try {
+      return rememberedToken(this.auth.store, profileFile);
+    } catch (err) {
+      process.stderr.write(`gatehouse: the gateway token cannot be kept for the next launch (${(err as Error).message}); using a new one\n`);
+      return generateToken();
+    }
+  }
+
+  /** The HTTP endpoint: on the port this profile had last time when `remember`, said when it moved. */
+  private async listen(launch: Launch, port: number, remember: boolean): Promise<HttpEndpoint> {
+    const { profile, gateway } = launch;
+    const start = (p: number) =>
+      startHttpEndpoint({ gateway, tap: this.tap, redactor: profile.redactor, port: p, token: launch.token!, limits: httpLimitsFromEnv(this.env) });
+    const kept = remember ? rememberedPort(this.dataDir, profile.file) : undefined;
+    let endpoint: HttpEndpoint;
+    if (kept === undefined) endpoint = await start(port);
+    else {
+      try {
+        endpoint = await start(kept);
+      } catch (err) {
+        if (!portTaken(err)) throw err;
+        endpoint = await start(0);
+        this.notice(launch, `the gateway's port ${kept} (kept from the last launch of ${profile.name}) is taken; it listens on ${endpoint.port} now and keeps that one: copy the configuration from Connect again`);
+      }
+    }
+    if (remember) {
+      try {
+        rememberPort(this.dataDir, profile.file, endpoint.port);
+      } catch (err) {
+        process.stderr.write(`gatehouse: cannot keep the gateway port for the next launch: ${(err as Error).message}\n`);
+      }
+    }
+    return endpoint;
+  }
+
+  private notice(launch: Launch, message: string): void {
+    launch.notices.push(message);
+    process.stderr.write(`gatehouse: ${message}\n`);
+    this.emit('launch-notice', launch, message);
   }
 
   private wireAudit(launch: Launch, kind: 'launch' | 'gateway' | 'serve'): void {

@@ -48,6 +48,8 @@ import { ConnectView } from './views/connect/connect-view';
 import { ProfilesView } from './views/profiles/profiles-view';
 import { ServersView } from './views/servers/servers-view';
 import { AuthExpiryNotices } from './views/servers/server-sign-in';
+import { DoctorPanel } from './views/doctor/doctor-panel';
+import { LaunchNotices } from './views/doctor/launch-notices';
 import { SecretsView } from './views/secrets/secrets-view';
 import { ToolConsoleView } from './views/tool-console/tool-console-view';
 import { TrafficView } from './views/traffic';
@@ -180,6 +182,7 @@ export function App({ streams }: { streams: Streams }) {
           setPinned(!showTray);
           openTray(!showTray);
         }} permission={permission} onEnableNotifications={() => void enableNotifications()} />
+        <DoctorPanel />
         <div className="content-row">
           <main id="main" className="main" aria-label={current.label} ref={mainRef} tabIndex={-1}>
             <ViewSwitch view={view} streams={streams} permission={permission} onEnableNotifications={() => void enableNotifications()} />
@@ -389,6 +392,7 @@ export function mountApp(api: AppHostApi, container: HTMLElement): () => void {
         <AppStateContext.Provider value={state}>
           <ToastProvider>
             <AuthExpiryNotices />
+            <LaunchNotices />
             <App streams={streams} />
           </ToastProvider>
         </AppStateContext.Provider>

@@ -1,5 +1,10 @@
 // `npm start`: the desktop app with the demo profile ready to launch (ARCHITECTURE.md).
 //
+// 0. Checks the machine (scripts/preflight.mjs, the one list: bubblewrap, and to install, a C
+//    toolchain and python3) and says in one block what is missing with this OS's command, or
+//    installs it as root with apt. Then installs the dependencies when node_modules is missing
+//    (npm ci with ELECTRON_SKIP_BINARY_DOWNLOAD, as .ci/run does; GATEHOUSE_NPM names another
+//    npm). A missing bubblewrap does not stop it: the app opens, its servers say why they wait.
 // 1. Builds when out/ is missing or older than the sources (offline: esbuild and Vite only).
 // 2. Starts Electron when it can. `npm install` does not download the Electron binary (electron
 //    45 fetches it lazily; CI and offline installs skip it): when it is the only thing missing,
@@ -19,6 +24,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { electronBinary, installElectron } from './install-electron.mjs';
+import { preflight } from './preflight.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -100,6 +106,27 @@ function run(command, argv) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGINT' ? 130 : 1)));
 }
 
+function checkMachine() {
+  const install = process.env.GATEHOUSE_NO_INSTALL !== '1';
+  // The machine first, on its own: its block comes before npm's minutes of output, not after.
+  const machine = preflight({ purpose: 'start', install, packages: false, say });
+  if (machine.block) process.stderr.write(`${machine.block}\n`);
+  if (machine.blocked) {
+    say('cannot install the dependencies without that (above); nothing was started');
+    process.exit(1);
+  }
+  if (machine.block) say("starting anyway: the app opens, but a profile's servers cannot start until that is installed");
+  const packages = preflight({ purpose: 'start', install, say });
+  if (packages.blocked || !packages.ok) {
+    const why = packages.missing.filter((m) => m.id.startsWith('npm:')).map((m) => m.reason);
+    if (why.length > 0) {
+      say(`${why.join('; ')}; nothing was started`);
+      process.exit(1);
+    }
+  }
+}
+
+checkMachine();
 // GATEHOUSE_NO_BUILD=1: use out/ as it is (a test that must not rebuild under other tests).
 if (process.env.GATEHOUSE_NO_BUILD !== '1') buildIfStale();
 const electron = electronProblem();

@@ -187,7 +187,7 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
     }
     if (client !== 'vscode') {
       notes.push(
-        `${info.label} reads the token from the environment variable ${tokenEnv}: set it where ${info.label} starts, to the token the gateway uses (set ${tokenEnv} before starting the gateway so both sides share it; otherwise the gateway prints the token it generated).`,
+        `${info.label} reads the token from the environment variable ${tokenEnv}: set it where ${info.label} starts, to the token the gateway uses (set ${tokenEnv} before starting the gateway so both sides share it; otherwise use the one Gatehouse generated for this profile (Copy token in the window; gatehouse launch prints it): it stays the same across launches).`,
       );
     }
   } else {

@@ -29,6 +29,11 @@ export interface ConnectTarget {
   dataDir?: string;
   /** The form asked for; default http where a URL is known and the client speaks it. */
   transport?: ConnectTransport;
+  /**
+   * The launch's workspace: project-scoped files (`.mcp.json`, `.vscode/mcp.json`) go there, where
+   * the agent works, not in whatever folder Gatehouse itself was started from.
+   */
+  workspace?: string;
 }
 
 /**
@@ -37,7 +42,8 @@ export interface ConnectTarget {
  */
 export function buildClientConfigs(target: ConnectTarget): CommandOutput<'connect:configs'> {
   const exportNote = `Set ${TOKEN_ENV} in the environment the client starts from (Copy token), e.g. export ${TOKEN_ENV}=…`;
-  const portNote = 'The gateway port is chosen at launch: after relaunching the profile, copy the configuration again.';
+  // main/gateway/remembered-endpoint.ts: the port and token stay across launches of this profile.
+  const portNote = 'The gateway keeps this port and token across launches of this profile; copy again only if Gatehouse says the port moved.';
   const configs = CLIENTS.map((client) => {
     // The same function and the same choice as `gatehouse connect` (cfg.command is that command line).
     const transport = target.transport === 'http' && (!target.url || !CLIENT_INFO[client].http) ? 'stdio' : target.transport;
@@ -49,6 +55,7 @@ export function buildClientConfigs(target: ConnectTarget): CommandOutput<'connec
       ...(transport ? { transport } : {}),
       ...(target.dataDir ? { dataDir: target.dataDir } : {}),
       ...(target.gatehouseBin ? { gatehouseCommand: target.gatehouseBin } : {}),
+      ...(target.workspace ? { cwd: target.workspace } : {}),
     });
     const notes = [...cfg.notes];
     if (cfg.transport === 'http') {

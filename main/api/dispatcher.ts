@@ -43,6 +43,8 @@ import { ConsoleCalls } from './console-calls';
 import { searchTrafficBodies, trafficBodies } from './traffic-bodies';
 import { TrafficMarks } from './traffic-marks';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
+import { runDoctor } from '../doctor/run-doctor';
+import type { DoctorReport } from '../../common/host-api-doctor';
 import { decisionEvent, launchSummary, pendingApproval, profileSummary, serverStatus, terminalSummary } from './shapes';
 
 export type Shell = 'electron' | 'web';
@@ -97,6 +99,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
   const validate = opts.validateOutput ?? process.env.NODE_ENV !== 'production';
   const version = readVersion();
   let consoleCallCount = 0;
+  let doctorReport: DoctorReport | undefined;
 
   const launchOf = (launchId: string): Launch => {
     const launch = host.launches.get(launchId);
@@ -249,8 +252,14 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
         profileName: launch.profile.name,
         profileFile: launch.profile.file,
         dataDir: host.dataDir,
+        workspace: launch.profile.workspace,
         ...(input.transport ? { transport: input.transport } : {}),
       });
+    },
+
+    'doctor:run': (input) => {
+      if (input.refresh || !doctorReport) doctorReport = runDoctor({ env: host.env, dataDir: host.dataDir, secretStore: () => host.auth.store });
+      return doctorReport;
     },
 
     'traffic:bodies': (input) => trafficBodies({ tap: host.tap, audit: host.audit }, input.refs),
@@ -436,6 +445,9 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     const onAuthExpired = (launchId: string, serverId: string, reason: string) => broadcast('auth:expired', { launchId, serverId, reason });
     host.on('auth-expired', onAuthExpired);
     disposers.push(() => host.off('auth-expired', onAuthExpired));
+    const onLaunchNotice = (launch: Launch, message: string) => broadcast('launch:notice', { launchId: launch.id, message });
+    host.on('launch-notice', onLaunchNotice);
+    disposers.push(() => host.off('launch-notice', onLaunchNotice));
     // While a window is open, APPROVAL waits for a person instead of failing closed. When the
     // last window leaves, requests already pending keep waiting until their timeout, so a
     // window that reloads can still answer them (ApprovalBroker.attachApprover).

@@ -64,6 +64,7 @@ export function launchSummary(launch: Launch): LaunchSummary {
   };
   // The URL only: the token travels on the explicit `connect:token` ask, never with a summary.
   if (launch.endpoint) out.gatewayUrl = launch.endpoint.url;
+  if (launch.notices.length > 0) out.notices = [...launch.notices];
   return out;
 }
 

@@ -18,18 +18,22 @@ import {
   type ClientId,
 } from '../agents/client-configs';
 import { backUp } from '../agents/config-backup';
-import { loadProfileFile, ProfileError } from '../profiles/loader';
+import { loadProfileFile, ProfileError, type LoadedProfile } from '../profiles/loader';
+import { resolveProfile } from '../profiles/resolve';
+import { dataDir as defaultDataDir } from '../paths';
 import { findProfile, isProfilePath } from '../profiles/registry';
 
 const USAGE = `usage: gatehouse connect --profile NAME|FILE --client ${CLIENTS.join('|')}
                          [--transport http|stdio] [--url http://127.0.0.1:PORT/mcp] [--token-env NAME]
-                         [--data-dir DIR] [--write [--yes]]
+                         [--data-dir DIR] [--project-dir DIR] [--write [--yes]]
   Prints the configuration that points the client at Gatehouse's gateway for the profile:
   the HTTP endpoint (with --url) where the client supports it, else \`gatehouse gateway\` over stdio.
   The window's Connect view shows the same text for the same choice.
   --transport  http (needs --url) or stdio; default http when --url is given and the client speaks it
   --data-dir   the data directory a stdio gateway uses (written into the args for clients that do
                not pass the environment, such as Codex); default GATEHOUSE_DATA_DIR or the usual one
+  --project-dir  where project-scoped files go (Claude Code's .mcp.json, VS Code's .vscode/mcp.json);
+               default the profile's workspace, as in the window's Connect view
   --write      show the change to the client's configuration file and write it (asks first;
                --yes for scripts). Comments and other entries are kept; FILE.bak keeps the original.`;
 
@@ -45,6 +49,7 @@ export async function run(argv: string[]): Promise<number> {
         'token-env': { type: 'string' },
         transport: { type: 'string' },
         'data-dir': { type: 'string' },
+        'project-dir': { type: 'string' },
         write: { type: 'boolean' },
         yes: { type: 'boolean', short: 'y' },
         help: { type: 'boolean', short: 'h' },
@@ -70,9 +75,11 @@ export async function run(argv: string[]): Promise<number> {
   if (transport !== undefined && transport !== 'http' && transport !== 'stdio') return usage(`--transport must be http or stdio, got '${transport}'`);
 
   let profile;
+  let byPath = false;
   try {
     const ref = values.profile;
-    const file = isProfilePath(ref) ? ref : findProfile(ref);
+    byPath = isProfilePath(ref);
+    const file = byPath ? ref : findProfile(ref);
     profile = loadProfileFile(file);
   } catch (err) {
     process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse connect: ${(err as Error).message}`}\n`);
@@ -81,7 +88,8 @@ export async function run(argv: string[]): Promise<number> {
 
   let cfg;
   try {
-    cfg = clientConfig(client, { profileName: profile.name, profileFile: profile.absFile, url: values.url, tokenEnv, transport, dataDir: values['data-dir'] });
+    const cwd = values['project-dir'] ? path.resolve(values['project-dir']) : workspaceOf(profile, byPath, values['data-dir']);
+    cfg = clientConfig(client, { profileName: profile.name, profileFile: profile.absFile, url: values.url, tokenEnv, transport, dataDir: values['data-dir'], cwd });
   } catch (err) {
     if (err instanceof GatewayUrlRequired || (err instanceof Error && /cannot connect over HTTP/.test(err.message))) {
       process.stderr.write(`gatehouse connect: ${err.message}\n`);
@@ -129,6 +137,22 @@ export async function run(argv: string[]): Promise<number> {
   }
   process.stderr.write(`wrote ${target}${backup ? ` (the previous version is ${backup})` : ''}\n`);
   return 0;
+}
+
+/**
+ * The folder a launch of this profile works in (main/profiles/resolve.ts decides it): the
+ * project-scoped files go there. A profile that does not resolve here (a `${secret:…}` not set in
+ * this shell) still has a plain `workspace:` path, else its default.
+ */
+function workspaceOf(profile: LoadedProfile, byPath: boolean, dataDir: string | undefined): string {
+  const defaultWorkspace = byPath ? 'cwd' : 'profile-folder';
+  try {
+    return resolveProfile(profile, { dataDir: dataDir ?? defaultDataDir(), defaultWorkspace }).workspace;
+  } catch {
+    const w = profile.raw.workspace;
+    if (w !== undefined && !w.includes('${')) return path.resolve(path.dirname(profile.absFile), w);
+    return defaultWorkspace === 'cwd' || w !== undefined ? process.cwd() : path.dirname(profile.absFile);
+  }
 }
 
 function usage(message: string): number {

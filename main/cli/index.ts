@@ -19,6 +19,7 @@ const commands: Record<string, Command> = {
   trust: { summary: 'trust list|diff|accept|reject --profile P [--server S] [--tool T] | export | import FILE   launch consent and tool pins', load: () => import('./trust-command') },
   tools: { summary: 'tools spec --profile P [--server S]   write MCP_TOOL_SPECIFICATION.md', load: () => import('./tools-command') },
   model: { summary: 'model export --profile P [--observed] [-o FILE]   a FIAM v0.2 model of the workspace', load: () => import('./model-command') },
+  doctor: { summary: 'doctor [--json] [--fix [--apply]]   is this machine ready: sandbox, secret store, Electron, native modules', load: () => import('./doctor-command') },
 };
 
 function usage(): string {

@@ -94,6 +94,8 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
 const USAGE = `usage: gatehouse launch --profile NAME|FILE [--port N] [--no-http] [--tool-surface friendly|canonical|both]
                         [--agent] [--data-dir DIR] [--no-approver] [--quiet]
 
+  --port    the gateway's port; default the one this profile had last time (kept in the data dir,
+            with its token in the secret store), so a copied client configuration keeps working
   --agent   also start the profile's agent on this terminal (through a pty Gatehouse relays),
             wired to the gateway; when it exits, everything stops with its exit code.
             Approvals then cannot be asked on this terminal and fail closed.`;

@@ -34,7 +34,8 @@ beforeEach(() => {
   fs.mkdirSync(home);
   fs.mkdirSync(project);
   profile = path.join(tmp, 'team.yaml');
-  fs.writeFileSync(profile, 'name: team\nworkspace: .\nservers:\n  echo:\n    command: node\n');
+  // The workspace is the project folder: project-scoped files (.mcp.json…) go there by default.
+  fs.writeFileSync(profile, 'name: team\nworkspace: ./project\nservers:\n  echo:\n    command: node\n');
   env = { PATH: process.env.PATH, HOME: home, GATEHOUSE_PROFILES_DIR: path.join(tmp, 'profiles'), GATEHOUSE_TOKEN: TOKEN };
 });
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -67,6 +68,22 @@ describe('printing', () => {
     env.GATEHOUSE_DATA_DIR = path.join(tmp, 'my-data');
     expect((parseToml(run(['--profile', profile, '--client', 'codex']).stdout) as { mcp_servers: { gatehouse: { args: string[] } } }).mcp_servers.gatehouse.args.slice(-2)).toEqual(['--data-dir', path.join(tmp, 'my-data')]);
     expect((parseToml(run(['--profile', profile, '--client', 'codex', '--data-dir', 'rel/dir']).stdout) as { mcp_servers: { gatehouse: { args: string[] } } }).mcp_servers.gatehouse.args.slice(-2)).toEqual(['--data-dir', path.join(project, 'rel', 'dir')]);
+  });
+
+  it("puts project-scoped files in the profile's workspace, wherever it is run from (the window too)", () => {
+    const elsewhere = spawnSync(process.execPath, [cli, 'connect', '--profile', profile, '--client', 'claude-code', '--url', URL], { env, cwd: home, encoding: 'utf8', timeout: 20_000 });
+    expect(elsewhere.status, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stderr).toContain(`this goes in ${path.join(project, '.mcp.json')}`);
+    expect(elsewhere.stderr).not.toContain(path.join(home, '.mcp.json'));
+    const vscode = spawnSync(process.execPath, [cli, 'connect', '--profile', profile, '--client', 'vscode', '--url', URL], { env, cwd: home, encoding: 'utf8', timeout: 20_000 });
+    expect(vscode.stderr).toContain(path.join(project, '.vscode', 'mcp.json'));
+    const chosen = path.join(tmp, 'other');
+    const override = run(['--profile', profile, '--client', 'claude-code', '--url', URL, '--project-dir', chosen]);
+    expect(override.stderr).toContain(`this goes in ${path.join(chosen, '.mcp.json')}`);
+    // The window's Connect view: the launch's workspace, not the folder Gatehouse was started from.
+    const window = buildClientConfigs({ url: URL, profileName: 'team', profileFile: profile, workspace: project });
+    expect(window.configs.find((c) => c.client === 'claude-code')!.where).toBe(path.join(project, '.mcp.json'));
+    expect(window.configs.find((c) => c.client === 'vscode')!.where).toBe(path.join(project, '.vscode', 'mcp.json'));
   });
 
   it('exits 2 on usage errors and 1 on a bad profile', () => {

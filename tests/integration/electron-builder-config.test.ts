@@ -1,6 +1,7 @@
 // electron-builder.yml against electron-builder's own JSON schema (app-builder-lib/scheme.json,
 // the one its CLI validates with), plus the settings that make the package safe: fuses, native
 // modules unpacked and rebuilt, and everything the plain-node children load kept out of the asar.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -116,6 +117,44 @@ describe('electron-builder.yml', () => {
     expect(config.mac.target).toBe('dmg');
     expect(config.mac.hardenedRuntime).toBe(true);
     expect(config.win.target).toBe('nsis');
+  });
+
+  it('deb and rpm depend on bubblewrap and keep electron-builder’s own dependencies', () => {
+    expect(config.linux.target).toEqual(expect.arrayContaining(['deb', 'rpm']));
+    // `depends` replaces the defaults: they must all still be there (app-builder-lib's own list).
+    const FpmTarget = (require(require.resolve('app-builder-lib/out/targets/FpmTarget.js', { paths: [ROOT] })) as { default: { prototype: { getDefaultDepends(t: string): string[] } } }).default;
+    for (const target of ['deb', 'rpm']) {
+      const defaults = FpmTarget.prototype.getDefaultDepends(target);
+      expect(defaults.length, target).toBeGreaterThan(0);
+      expect(config[target].depends, target).toEqual([...defaults, 'bubblewrap']);
+    }
+  });
+
+  it('deb and rpm install the AppArmor profile for bwrap where AppArmor is active, after electron-builder’s own steps', () => {
+    for (const target of ['deb', 'rpm']) {
+      expect(config[target].afterInstall, target).toBe('resources/linux/after-install.sh');
+      expect(config[target].afterRemove, target).toBe('resources/linux/after-remove.sh');
+    }
+    // The profile text lies outside the asar, where the script reads it.
+    expect(config.linux.extraResources).toEqual([{ from: 'resources/apparmor', to: 'apparmor' }]);
+    const profile = readFileSync(path.join(ROOT, 'resources', 'apparmor', 'gatehouse-bwrap'), 'utf8');
+    expect(profile).toMatch(/^profile gatehouse-bwrap @BWRAP@ flags=\(unconfined\) \{\n\s+userns,$/m);
+    const templates = path.join(path.dirname(require.resolve('app-builder-lib/package.json', { paths: [ROOT] })), 'templates', 'linux');
+    for (const [ours, theirs] of [['after-install.sh', 'after-install.tpl'], ['after-remove.sh', 'after-remove.tpl']] as const) {
+      const script = readFileSync(path.join(ROOT, 'resources', 'linux', ours), 'utf8');
+      // electron-builder expands ${name} in these scripts and refuses a name it does not define.
+      expect(new Set([...script.matchAll(/\$\{([a-zA-Z]+)\}/g)].map((m) => m[1])), ours).toEqual(new Set(['executable', 'sanitizedProductName']));
+      // Setting the script replaces electron-builder's: each of its lines is kept.
+      const ownLines = script.split('\n');
+      const missing = readFileSync(path.join(templates, theirs), 'utf8').split('\n').filter((l) => l.trim() && !ownLines.includes(l));
+      expect(missing, ours).toEqual([]);
+      expect(spawnSync('bash', ['-n', path.join(ROOT, 'resources', 'linux', ours)]).status, `bash -n ${ours}`).toBe(0);
+    }
+    const install = readFileSync(path.join(ROOT, 'resources', 'linux', 'after-install.sh'), 'utf8');
+    const ours = install.slice(install.indexOf('# Gatehouse:'));
+    expect(ours).toMatch(/^if apparmor_status --enabled/m);
+    expect(ours).toContain("GATEHOUSE_BWRAP_TARGET='/etc/apparmor.d/gatehouse-bwrap'");
+    expect(ours).toContain('s#@BWRAP@#/usr/bin/bwrap#');
   });
 
   it('is what npm run dist runs', () => {

@@ -88,6 +88,11 @@ export function ConnectView() {
           </p>
         </section>
 
+        {launch.notices?.map((n) => (
+          <Banner key={n} tone="warn" title="The gateway moved">
+            {n}
+          </Banner>
+        ))}
         {configs.error ? <Banner tone="danger" title="Could not build client configurations">{errorText(configs.error)}</Banner> : null}
         {configs.loading && !data ? <p className="muted pad">Loading configurations…</p> : null}
         {current ? (
