@@ -39,16 +39,9 @@ const INSTRUCTION_TAG =
 const CREDENTIAL =
   /~\/\.ssh\b|(?:^|[^\w])\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws\/(?:credentials|config)\b|(?:^|[\s'"`(/])\.env(?:\.\w+)?\b(?![.\w(])|\.netrc\b|\.npmrc\b|\.pypirc\b|\.pgpass\b|\.git-credentials\b|\.docker\/config\.json|\.kube\/config\b|\.gnupg\b|\/etc\/shadow\b|\.config\/gcloud\b|\.azure\/|keychain|\bcredentials\.json\b/i;
 
-const HIDDEN = /[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\u3164\uFEFF\uFFA0]|[\u{E0000}-\u{E007F}]/gu;
-
-/**
- * Invisible and bidirectional characters written as `\uXXXX` (UTF-16 units, so the result is
- * still valid JSON where the input was): a person sees them, and a bidi control cannot reorder
- * the text around it on a review card, in a diff or on a terminal.
- */
-export function showHidden(text: string): string {
-  return text.replace(HIDDEN, (c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`).join(''));
-}
+// One implementation for the trust cards, the approval card and the terminal approver
+// (common/visible-text.ts); re-exported here for the callers in main/trust/.
+export { showHidden } from '../../common/visible-text';
 
 function describeChar(ch: string): string {
   return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -1,11 +1,10 @@
 // One pending request: what is asked, by whom, with which arguments, how long is left, and
 // the three answers. Used in the tray (compact) and in the Approvals view (roomy).
-import { useMemo, useRef } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { Bot, Check, CheckCheck, MessageSquareText, ShieldQuestion, X } from 'lucide-react';
 import { Badge } from '../../components/badge';
 import { Button } from '../../components/button';
 import { formatCountdown } from '../../components/format-time';
-import { JsonView } from '../../components/json-view';
 import { Timestamp } from '../../components/timestamp';
 import { useNow } from '../../components/use-now';
 import { remainingFraction, remainingMs, urgency } from '../../state/approvals-store';
@@ -15,6 +14,7 @@ import { patchArgument } from './diff';
 import { QuestionAnswer } from './question-card';
 import { questionView } from './question';
 import { originLabel } from './origin';
+import { ArgumentList } from './argument-list';
 
 export const CHOICE_KEYS: Record<string, ApprovalChoice> = { a: 'allow_once', s: 'allow_session', d: 'deny', t: 'allow_tool_session' };
 
@@ -68,6 +68,12 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
   const heading = kind === 'sampling' ? `Sampling request from ${r.server}` : kind === 'elicitation' ? `Elicitation request from ${r.server}` : friendly;
   // Relayed by a `gatehouse gateway` another MCP host runs (session `gateway:<pid>`).
   const origin = originLabel(r.session);
+  // Allow waits until every argument has been on screen (argument-list.tsx); Deny never waits.
+  const [unseen, setUnseenState] = useState({ unseen: 0, total: 0 });
+  const setUnseen = useCallback((n: number, total: number) => setUnseenState((s) => (s.unseen === n && s.total === total ? s : { unseen: n, total })), []);
+  const locked = otherArgs !== undefined && unseen.unseen > 0;
+  const lockId = `${titleId}-lock`;
+  const allowProps = { disabled: answering || expired || locked, ...(locked ? { 'aria-describedby': lockId } : {}) };
 
   return (
     <article
@@ -77,6 +83,7 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
       aria-labelledby={titleId}
       aria-describedby={`${titleId}-reason`}
       data-approval-id={r.id}
+      data-allow-locked={locked ? 'true' : undefined}
       tabIndex={-1}
     >
       <header className="approval-head">
@@ -166,23 +173,28 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
             {otherArgs !== undefined ? (
               <div>
                 <div className="section-label">{patch !== null ? 'Other arguments' : kind === 'tool' ? 'Arguments' : 'Request'}</div>
-                <JsonView value={otherArgs} maxHeight={compact ? 200 : 360} label="Arguments" />
+                <ArgumentList value={otherArgs} maxHeight={compact ? 200 : 360} label="Arguments" resetKey={r.id} onUnseen={setUnseen} />
               </div>
             ) : null}
           </div>
 
+          {locked ? (
+            <p className="approval-lock" id={lockId} role="status">
+              Allow is disabled until every argument has been on screen: {unseen.unseen} of {unseen.total} not shown yet. Scroll through the arguments.
+            </p>
+          ) : null}
           <footer className="approval-actions" aria-label="Answer">
-            <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} disabled={answering || expired}>
+            <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} {...allowProps}>
               Allow once
             </Button>
-            <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} disabled={answering || expired} title="Allow this call with the same arguments for the rest of the agent session">
+            <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} {...allowProps} title="Allow this call with the same arguments for the rest of the agent session">
               Allow for session
             </Button>
             <Button variant="danger" icon={<X size={14} />} shortcut={compact ? undefined : 'D'} onClick={() => onAnswer('deny')} disabled={answering || expired}>
               Deny
             </Button>
             {kind === 'tool' ? (
-              <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} disabled={answering || expired} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
+              <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} {...allowProps} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
                 Allow tool for session
               </Button>
             ) : null}
