@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApprovalBroker, type ApprovalRequest, type AskRequest } from './broker';
 import { attachTtyApprover } from './tty-approver';
 import { openControllingTty } from './controlling-tty';
-import { formatArgs, sanitize } from './terminal-text';
+import { CONTINUED, fullArgs, sanitize } from './terminal-text';
 import { readField } from './tty-form-field';
 
 const req = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
@@ -157,11 +157,11 @@ describe('attachTtyApprover over a pair of streams', () => {
     expect(sanitize('evil\x1b[2J\u009b31m\u202eok', true)).toBe('evil\\u001b[2J\\u009b31m\\u202eok');
     expect(sanitize('a\nb', false)).toBe('a\nb');
     expect(sanitize('a\nb', true)).toBe('a\\u000ab');
-    const big = formatArgs({ items: Array.from({ length: 100 }, (_, i) => i), long: 'x'.repeat(500) }, 24, 2000);
-    const lines = big.split('\n');
-    expect(lines).toHaveLength(25);
-    expect(lines.at(-1)).toMatch(/^… \(\d+ more lines\)$/);
-    for (const l of lines) expect(l.length).toBeLessThanOrEqual(160);
+    // Arguments are never cut: wrapped to the width, every character kept, hidden ones shown.
+    const lines = fullArgs({ items: Array.from({ length: 100 }, (_, i) => i), long: `${'x'.repeat(500)}\u200B|sh` }, 80);
+    expect(lines).toHaveLength(104 + 7);
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(80);
+    expect(lines.join('\n').replaceAll(`\n${CONTINUED}`, '')).toContain(`"long": "${'x'.repeat(500)}\\u200B|sh"`);
   });
 });
 

@@ -1,24 +1,34 @@
-// What the terminal approver draws for a pending request: a tool call to allow or deny, or a
-// server's question (elicitation, sampling), with every value from the agent or server escaped
-// and cut (terminal-text.ts).
+// What the terminal approver draws for a pending request: a tool call to allow or deny (its
+// arguments whole, for the approver to page), or a server's question (elicitation, sampling),
+// with every value from the agent or server escaped (terminal-text.ts).
 import type { ApprovalOutcome, PendingApproval } from './broker';
 import { isObj, isUrlElicitation } from './questions';
-import { contentText, cut, formatArgs, formatText, indent, sanitize } from './terminal-text';
+import { argFlags, contentText, cut, formatText, fullArgs, fullLines, indent, sanitize } from './terminal-text';
 
-/** A tool call waiting for allow or deny, with its arguments cut to maxLines / maxChars. */
-export function renderPrompt(p: PendingApproval, waitingBehind: number, maxLines: number, maxChars: number): string {
+/** Where the arguments start on a prompt line (`  args    `). */
+const ARGS_INDENT = '          ';
+
+/**
+ * A tool call waiting for allow or deny, in three parts: the head (tool, server, why), the body
+ * (every line of the arguments and what they hide, wrapped to `width`: the approver pages it)
+ * and the answer line, drawn only after the last page.
+ */
+export function toolPrompt(p: PendingApproval, waitingBehind: number, width: number): { head: string; body: string[]; keys: string } {
   const tool = sanitize(p.tool, true);
-  const lines = [
+  const head = [
     '',
     `── Gatehouse: approval needed${waitingBehind > 0 ? ` (${waitingBehind} more waiting)` : ''} ──`,
     `  ${p.kind === 'tool' ? 'tool' : p.kind.padEnd(4)}    ${tool}${p.advertisedName && p.advertisedName !== p.tool ? ` (called as ${sanitize(p.advertisedName, true)})` : ''}`,
     `  server  ${sanitize(p.server, true)}`,
     `  why     ${sanitize(p.reason, true)}${p.rule ? ` [${sanitize(p.rule, true)}]` : ''}`,
-    `  args    ${indent(formatArgs(p.args, maxLines, maxChars), '          ')}`,
+  ].join('\n');
+  const args = fullArgs(p.args, width - ARGS_INDENT.length).map((l, i) => `${i === 0 ? '  args    ' : ARGS_INDENT}${l}`);
+  const flags = argFlags(p.args).flatMap((f) => fullLines(f, width - 4).map((l, i) => `  ${i === 0 ? '⚠ ' : '  '}${l}`));
+  const keys = [
     `  denied automatically after ${Math.round((p.expiresAt - p.createdAt) / 1000)}s`,
     `  [a] allow once  [s] allow for this session  [t] allow ${tool} for this session  [d/Enter] deny › `,
-  ];
-  return lines.join('\n');
+  ].join('\n');
+  return { head, body: [...args, ...flags], keys };
 }
 
 export function describe(o: ApprovalOutcome): string {

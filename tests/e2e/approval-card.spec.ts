@@ -103,7 +103,11 @@ test('40 keys with command: rm -rf ~ last: Allow stays disabled (click and key) 
   await list.evaluate((el) => el.scrollTo({ top: 0 }));
   for (let i = 0; i < 60 && (await allow.isDisabled()); i++) {
     await list.evaluate((el) => el.scrollBy({ top: el.clientHeight / 2 }));
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    // Two frames: the scroll event has run and the card has re-rendered.
+    await page.evaluate(() => new Promise<void>((r) => {
+      const raf = (globalThis as unknown as { requestAnimationFrame: (cb: () => void) => void }).requestAnimationFrame;
+      raf(() => raf(() => r()));
+    }));
   }
   await expect(allow).toBeEnabled();
   await expect(lock).toHaveCount(0);
