@@ -18,13 +18,10 @@ export interface TtyApproverOptions {
   output: Writable;
   /** Approver name and the `by` of its answers. Defaults to 'tty'. */
   name?: string;
-  /** A server's question (a sampling conversation, an elicitation message) is cut to this many lines (default 24)… */
-  maxArgLines?: number;
-  /** …and this many characters in all (default 2000). */
-  maxArgChars?: number;
   /**
-   * A tool call's arguments are never cut: they are wrapped to the terminal's width and paged,
-   * this many lines a page (default: the terminal's rows less the prompt around them, else 20).
+   * A tool call's arguments and a server's question are never cut: they are wrapped to the
+   * terminal's width and paged, this many lines a page (default: the terminal's rows less the
+   * prompt around them, else 20).
    */
   pageLines?: number;
   /** Width the arguments are wrapped to (default: the terminal's columns, else 120). */
@@ -65,8 +62,6 @@ type Step =
 export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptions): () => void {
   const { input, output } = opts;
   const name = opts.name ?? 'tty';
-  const maxLines = opts.maxArgLines ?? 24;
-  const maxChars = opts.maxArgChars ?? 2000;
   const outTty = output as Partial<tty.WriteStream>;
   const columns = opts.columns ?? (outTty.columns && outTty.columns > 0 ? outTty.columns : 120);
   // The head (5 lines) and the page line stay on screen with each page.
@@ -238,12 +233,20 @@ export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptio
 
   const questionPrompt = (p: PendingApproval, behind: number) => {
     const q = p.question as Record<string, unknown>;
-    write(renderQuestion(p, q, behind, maxLines, maxChars));
-    if (p.kind === 'sampling') return samplingReply(q);
-    if (isUrlElicitation(q)) {
-      return keyStep({ a: () => void answer('accept'), d: decline, '\r': decline, '\n': decline }, '  press a or d (Enter declines) › ', '  [a] accept  [d/Enter] decline › ');
-    }
-    elicitationForm(q);
+    const [blank, ...lines] = renderQuestion(p, q, behind, columns);
+    write(blank ?? '');
+    // The whole question before any answer, as for a tool call (paged).
+    paged(
+      lines,
+      () => {
+        if (p.kind === 'sampling') return samplingReply(q);
+        if (isUrlElicitation(q)) {
+          return keyStep({ a: () => void answer('accept'), d: decline, '\r': decline, '\n': decline }, '  press a or d (Enter declines) › ', '  [a] accept  [d/Enter] decline › ');
+        }
+        elicitationForm(q);
+      },
+      decline,
+    );
   };
 
   const next = () => {

@@ -3,7 +3,7 @@
 // with every value from the agent or server escaped (terminal-text.ts).
 import type { ApprovalOutcome, PendingApproval } from './broker';
 import { isObj, isUrlElicitation } from './questions';
-import { argFlags, contentText, cut, formatText, fullArgs, fullLines, indent, sanitize } from './terminal-text';
+import { argFlags, contentText, cut, fullArgs, fullLines, sanitize } from './terminal-text';
 
 /** Where the arguments start on a prompt line (`  args    `). */
 const ARGS_INDENT = '          ';
@@ -35,8 +35,12 @@ export function describe(o: ApprovalOutcome): string {
   return sanitize(o.reason, true);
 }
 
-/** A server's elicitation or sampling request: who asks, why, and what (a form's fields, a URL, a conversation). */
-export function renderQuestion(p: PendingApproval, q: Record<string, unknown>, waitingBehind: number, maxLines: number, maxChars: number): string {
+/**
+ * A server's elicitation or sampling request: who asks, why, and what (a form's fields, a URL, a
+ * conversation), whole and wrapped to `width`, as lines for the approver to page.
+ */
+export function renderQuestion(p: PendingApproval, q: Record<string, unknown>, waitingBehind: number, width: number): string[] {
+  const whole = (text: string, pad: string) => fullLines(text, width - pad.length).join(`\n${pad}`);
   const sampling = p.kind === 'sampling';
   const lines = [
     '',
@@ -51,18 +55,18 @@ export function renderQuestion(p: PendingApproval, q: Record<string, unknown>, w
       if (!isObj(m)) continue;
       convo.push(`[${typeof m.role === 'string' ? m.role.replace(/\s+/g, ' ') : '?'}] ${contentText(m.content)}`);
     }
-    lines.push(`  conversation\n    ${indent(formatText(convo.join('\n') || '(no messages)', maxLines, maxChars), '    ')}`);
+    lines.push(`  conversation\n    ${whole(convo.join('\n') || '(no messages)', '    ')}`);
     if (typeof q.maxTokens === 'number') lines.push(`  max tokens ${q.maxTokens}`);
   } else {
     const message = typeof q.message === 'string' ? q.message : '';
-    lines.push(`  message ${indent(formatText(message, maxLines, maxChars), '          ')}`);
-    if (isUrlElicitation(q)) lines.push(`  open    ${indent(formatText(q.url, 4, 1000), '          ')}`, '  (open it yourself: the answer only tells the server whether you agree)');
+    lines.push(`  message ${whole(message, ARGS_INDENT)}`);
+    if (isUrlElicitation(q)) lines.push(`  open    ${whole(q.url, ARGS_INDENT)}`, '  (open it yourself: the answer only tells the server whether you agree)');
     else {
       const schema = isObj(q.requestedSchema) ? q.requestedSchema : {};
       const props = isObj(schema.properties) ? Object.keys(schema.properties) : [];
       lines.push(`  fields  ${props.length ? cut(sanitize(props.join(', '), true)) : '(none)'}`);
     }
   }
-  lines.push(`  declined automatically after ${Math.round((p.expiresAt - p.createdAt) / 1000)}s`, '');
-  return lines.join('\n');
+  lines.push(`  declined automatically after ${Math.round((p.expiresAt - p.createdAt) / 1000)}s`);
+  return lines.join('\n').split('\n');
 }
