@@ -49,12 +49,23 @@ export function useUnseenRows(box: RefObject<HTMLElement | null>, rowSelector: s
     seen.current = [];
     const el = box.current;
     if (!el) return;
-    measure();
-    el.addEventListener('scroll', measure, { passive: true });
-    const ro = new ResizeObserver(measure);
+    // Measured in the next frame, once per frame: read right after each card mounts, layout is
+    // forced once per card (a relay flood mounts 48, tests/e2e/relay-flood.spec.ts); in one
+    // frame they share a layout, and a burst of scroll events is one measurement.
+    let frame = 0;
+    const schedule = () => {
+      frame ||= requestAnimationFrame(() => {
+        frame = 0;
+        measure();
+      });
+    };
+    schedule();
+    el.addEventListener('scroll', schedule, { passive: true });
+    const ro = new ResizeObserver(schedule);
     ro.observe(el);
     return () => {
-      el.removeEventListener('scroll', measure);
+      cancelAnimationFrame(frame);
+      el.removeEventListener('scroll', schedule);
       ro.disconnect();
     };
   }, [box, measure, resetKey]);
