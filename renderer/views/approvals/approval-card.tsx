@@ -71,7 +71,9 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
   // Allow waits until every argument has been on screen (argument-list.tsx); Deny never waits.
   const [unseen, setUnseenState] = useState({ unseen: 0, total: 0 });
   const setUnseen = useCallback((n: number, total: number) => setUnseenState((s) => (s.unseen === n && s.total === total ? s : { unseen: n, total })), []);
-  const locked = otherArgs !== undefined && unseen.unseen > 0;
+  const [patchUnseen, setPatchUnseenState] = useState(0);
+  const setPatchUnseen = useCallback((n: number) => setPatchUnseenState(n), []);
+  const locked = !question && ((otherArgs !== undefined && unseen.unseen > 0) || (patch !== null && patchUnseen > 0));
   const lockId = `${titleId}-lock`;
   const allowProps = { disabled: answering || expired || locked, ...(locked ? { 'aria-describedby': lockId } : {}) };
 
@@ -169,7 +171,7 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
       ) : (
         <>
           <div className="approval-args">
-            {patch !== null ? <DiffView patch={patch} label="patch" maxHeight={compact ? 220 : 420} /> : null}
+            {patch !== null ? <DiffView patch={patch} label="patch" maxHeight={compact ? 220 : 420} onUnseen={setPatchUnseen} resetKey={r.id} /> : null}
             {otherArgs !== undefined ? (
               <div>
                 <div className="section-label">{patch !== null ? 'Other arguments' : kind === 'tool' ? 'Arguments' : 'Request'}</div>
@@ -180,7 +182,9 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
 
           {locked ? (
             <p className="approval-lock" id={lockId} role="status">
-              Allow is disabled until every argument has been on screen: {unseen.unseen} of {unseen.total} not shown yet. Scroll through the arguments.
+              Allow is disabled until every argument has been on screen:{' '}
+              {[unseen.unseen > 0 ? `${unseen.unseen} of ${unseen.total} not shown yet` : '', patch !== null && patchUnseen > 0 ? `${patchUnseen} lines of the patch not shown yet` : ''].filter(Boolean).join('; ')}. Scroll through{' '}
+              {patch !== null && patchUnseen > 0 ? 'them' : 'the arguments'}.
             </p>
           ) : null}
           <footer className="approval-actions" aria-label="Answer">
