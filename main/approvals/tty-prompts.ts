@@ -3,7 +3,11 @@
 // with every value from the agent or server escaped (terminal-text.ts).
 import type { ApprovalOutcome, PendingApproval } from './broker';
 import { isObj, isUrlElicitation } from './questions';
-import { argFlags, contentText, cut, fullArgs, fullLines, sanitize } from './terminal-text';
+import { showHidden } from '../../common/visible-text';
+import { argFlags, contentText, fullArgs, fullLines, sanitize } from './terminal-text';
+
+/** One line from the agent, a server or the profile: controls and hidden characters escaped. */
+const one = (text: string) => sanitize(showHidden(text), true);
 
 /** Where the arguments start on a prompt line (`  args    `). */
 const ARGS_INDENT = '          ';
@@ -14,13 +18,13 @@ const ARGS_INDENT = '          ';
  * and the answer line, drawn only after the last page.
  */
 export function toolPrompt(p: PendingApproval, waitingBehind: number, width: number): { head: string; body: string[]; keys: string } {
-  const tool = sanitize(p.tool, true);
+  const tool = one(p.tool);
   const head = [
     '',
     `── Gatehouse: approval needed${waitingBehind > 0 ? ` (${waitingBehind} more waiting)` : ''} ──`,
-    `  ${p.kind === 'tool' ? 'tool' : p.kind.padEnd(4)}    ${tool}${p.advertisedName && p.advertisedName !== p.tool ? ` (called as ${sanitize(p.advertisedName, true)})` : ''}`,
-    `  server  ${sanitize(p.server, true)}`,
-    `  why     ${sanitize(p.reason, true)}${p.rule ? ` [${sanitize(p.rule, true)}]` : ''}`,
+    `  ${p.kind === 'tool' ? 'tool' : p.kind.padEnd(4)}    ${tool}${p.advertisedName && p.advertisedName !== p.tool ? ` (called as ${one(p.advertisedName)})` : ''}`,
+    `  server  ${one(p.server)}`,
+    `  why     ${one(p.reason)}${p.rule ? ` [${one(p.rule)}]` : ''}`,
   ].join('\n');
   const args = fullArgs(p.args, width - ARGS_INDENT.length).map((l, i) => `${i === 0 ? '  args    ' : ARGS_INDENT}${l}`);
   const flags = argFlags(p.args).flatMap((f) => fullLines(f, width - 4).map((l, i) => `  ${i === 0 ? '⚠ ' : '  '}${l}`));
@@ -45,8 +49,8 @@ export function renderQuestion(p: PendingApproval, q: Record<string, unknown>, w
   const lines = [
     '',
     `── Gatehouse: ${sampling ? 'a server asks for an LLM reply' : 'a server asks you a question'}${waitingBehind > 0 ? ` (${waitingBehind} more waiting)` : ''} ──`,
-    `  server  ${sanitize(p.server, true)}${p.triggerTool ? ` (during ${sanitize(p.triggerTool, true)})` : ''}`,
-    `  why     ${sanitize(p.reason, true)}`,
+    `  server  ${one(p.server)}${p.triggerTool ? ` (during ${one(p.triggerTool)})` : ''}`,
+    `  why     ${one(p.reason)}`,
   ];
   if (sampling) {
     const convo: string[] = [];
@@ -64,7 +68,7 @@ export function renderQuestion(p: PendingApproval, q: Record<string, unknown>, w
     else {
       const schema = isObj(q.requestedSchema) ? q.requestedSchema : {};
       const props = isObj(schema.properties) ? Object.keys(schema.properties) : [];
-      lines.push(`  fields  ${props.length ? cut(sanitize(props.join(', '), true)) : '(none)'}`);
+      lines.push(`  fields  ${props.length ? whole(props.join(', '), ARGS_INDENT) : '(none)'}`);
     }
   }
   lines.push(`  declined automatically after ${Math.round((p.expiresAt - p.createdAt) / 1000)}s`);
