@@ -145,3 +145,21 @@ test('a patch is an argument too: its hidden characters are marked and Allow wai
   await card.getByRole('button', { name: 'Deny', exact: true }).click();
   expect((await pending).result?.isError).toBe(true);
 });
+
+test('a card below the tray’s fold has not been seen: its Allow waits until the tray is scrolled to it', async ({ page }) => {
+  await page.setViewportSize({ width: 1400, height: 560 });
+  await openApp(page, serve());
+  await ensureLaunched(page, 'e2e-card', 1);
+  const pending = [1, 2, 3].map((n) => ask(page, { file_path: `fold-${n}.txt`, content: `card ${n}` }));
+  const tray = page.getByRole('complementary', { name: 'Approvals tray' });
+  const cards = tray.getByRole('dialog', { name: /Approval request: write_file/ });
+  await expect(cards).toHaveCount(3);
+  const third = cards.filter({ has: page.locator('[data-arg-path="file_path"]', { hasText: 'fold-3.txt' }) });
+  await expect(cards.first().getByRole('button', { name: 'Allow once', exact: true })).toBeEnabled();
+  await expect(third.getByRole('button', { name: 'Allow once', exact: true })).toBeDisabled();
+  await expect(third.getByRole('status').filter({ hasText: 'Allow is disabled' })).toContainText('2 of 2 not shown yet');
+  await third.getByRole('list', { name: 'Arguments' }).scrollIntoViewIfNeeded();
+  await expect(third.getByRole('button', { name: 'Allow once', exact: true })).toBeEnabled();
+  for (let i = 0; i < 3; i++) await cards.first().getByRole('button', { name: 'Deny', exact: true }).click();
+  for (const p of pending) expect((await p).result?.isError).toBe(true);
+});

@@ -69,13 +69,17 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
   // Relayed by a `gatehouse gateway` another MCP host runs (session `gateway:<pid>`).
   const origin = originLabel(r.session);
   // Allow waits until every argument has been on screen (argument-list.tsx); Deny never waits.
-  const [unseen, setUnseenState] = useState({ unseen: 0, total: 0 });
-  const setUnseen = useCallback((n: number, total: number) => setUnseenState((s) => (s.unseen === n && s.total === total ? s : { unseen: n, total })), []);
-  const [patchUnseen, setPatchUnseenState] = useState(0);
+  // Not measured yet (null) counts as unseen: no Allow in the frame before the lists are measured.
+  const [unseen, setUnseenState] = useState<{ unseen: number; total: number } | null>(null);
+  const setUnseen = useCallback((n: number, total: number) => setUnseenState((s) => (s && s.unseen === n && s.total === total ? s : { unseen: n, total })), []);
+  const [patchUnseen, setPatchUnseenState] = useState<number | null>(null);
   const setPatchUnseen = useCallback((n: number) => setPatchUnseenState(n), []);
-  const locked = !question && ((otherArgs !== undefined && unseen.unseen > 0) || (patch !== null && patchUnseen > 0));
+  const argsUnseen = otherArgs !== undefined ? (unseen?.unseen ?? Infinity) : 0;
+  const diffUnseen = patch !== null ? (patchUnseen ?? Infinity) : 0;
+  const locked = !question && (argsUnseen > 0 || diffUnseen > 0);
+  const measured = (otherArgs === undefined || unseen !== null) && (patch === null || patchUnseen !== null);
   const lockId = `${titleId}-lock`;
-  const allowProps = { disabled: answering || expired || locked, ...(locked ? { 'aria-describedby': lockId } : {}) };
+  const allowProps = { disabled: answering || expired || locked, ...(locked && measured ? { 'aria-describedby': lockId } : {}) };
 
   return (
     <article
@@ -180,11 +184,11 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
             ) : null}
           </div>
 
-          {locked ? (
+          {locked && measured ? (
             <p className="approval-lock" id={lockId} role="status">
               Allow is disabled until every argument has been on screen:{' '}
-              {[unseen.unseen > 0 ? `${unseen.unseen} of ${unseen.total} not shown yet` : '', patch !== null && patchUnseen > 0 ? `${patchUnseen} lines of the patch not shown yet` : ''].filter(Boolean).join('; ')}. Scroll through{' '}
-              {patch !== null && patchUnseen > 0 ? 'them' : 'the arguments'}.
+              {[unseen && unseen.unseen > 0 ? `${unseen.unseen} of ${unseen.total} not shown yet` : '', diffUnseen > 0 ? `${diffUnseen} lines of the patch not shown yet` : ''].filter(Boolean).join('; ')}. Scroll through{' '}
+              {diffUnseen > 0 ? 'them' : 'the arguments'}.
             </p>
           ) : null}
           <footer className="approval-actions" aria-label="Answer">

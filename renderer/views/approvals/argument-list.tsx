@@ -29,8 +29,10 @@ export function Visible({ text }: { text: string }) {
 export function ArgumentList({ value, maxHeight, label, resetKey, onUnseen }: { value: unknown; maxHeight: number; label: string; resetKey: string; onUnseen: (unseen: number, total: number) => void }) {
   const { rows, rest } = useMemo(() => argumentRows(value), [value]);
   const box = useRef<HTMLDivElement>(null);
-  const { unseen, total } = useUnseenRows(box, '.arg-row', resetKey);
-  useEffect(() => onUnseen(unseen, total), [onUnseen, unseen, total]);
+  const seen = useUnseenRows(box, '.arg-row', resetKey);
+  useEffect(() => {
+    if (seen) onUnseen(seen.unseen, seen.total);
+  }, [onUnseen, seen]);
   return (
     <div className="arg-list" ref={box} style={{ maxHeight }} role="list" aria-label={label} tabIndex={0}>
       {rows.map((r, i) => (

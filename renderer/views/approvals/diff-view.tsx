@@ -12,8 +12,10 @@ export function DiffView({ patch, label = 'Patch', maxHeight, onUnseen, resetKey
   const lines = useMemo(() => classifyDiff(patch), [patch]);
   const stats = useMemo(() => diffStats(lines), [lines]);
   const body = useRef<HTMLDivElement>(null);
-  const { unseen, total } = useUnseenRows(body, 'tr', resetKey);
-  useEffect(() => onUnseen?.(unseen, total), [onUnseen, unseen, total]);
+  const seen = useUnseenRows(body, 'tr', resetKey);
+  useEffect(() => {
+    if (seen) onUnseen?.(seen.unseen, seen.total);
+  }, [onUnseen, seen]);
   return (
     <figure className="diff" aria-label={label}>
       <figcaption className="diff-caption">
