@@ -51,6 +51,8 @@ export const ConsoleCallSchema = z.object({
   /** Set once the call is answered (`ms` after it started). */
   output: ToolCallOutputSchema.optional(), ms: z.number().optional(),
 });
+/** A launched profile's file on disk differs from what was launched (`changed`), or is back as it was. */
+export const ProfileChangeSchema = z.object({ launchId: z.string(), profile: z.string(), file: z.string(), changed: z.boolean() });
 const LaunchRef = z.object({ launchId: z.string().min(1) }).strict();
 const ServerRef = z.object({ launchId: z.string().min(1), serverId: z.string().min(1) }).strict();
 
@@ -88,6 +90,8 @@ export const commands = {
     output: z.object({ file: z.string(), name: z.string(), warnings: z.array(z.string()) }),
   },
   'launches:list': { input: Empty, output: z.array(LaunchSummarySchema) },
+  /** Running launches whose profile file was edited on disk since launch (a window that attaches late asks). */
+  'profiles:changes': { input: Empty, output: z.array(ProfileChangeSchema) },
   'servers:restart': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
   'servers:stop': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
   'servers:start': { input: ServerRef, output: z.object({ ok: z.literal(true) }) },
@@ -282,6 +286,8 @@ export const events = {
   'auth:expired': z.object({ launchId: z.string(), serverId: z.string(), reason: z.string() }),
   /** A launch's trust reviews changed: fetch them again with `trust:reviews`. */
   'trust:changed': z.object({ launchId: z.string() }),
+  /** A launched profile's file changed on disk (or changed back): the window offers Relaunch. */
+  'profile:changed': ProfileChangeSchema,
   /** A Tool console call started (no `output`) or was answered, from any window. */
   'console:call': z.object({ call: ConsoleCallSchema }),
   /**

@@ -3,7 +3,8 @@
 // audit store; each launched profile becomes a Launch with its supervisor, gateway and
 // (optionally) its Streamable HTTP endpoint. Sessions belong to the host, not to a window.
 import { EventEmitter } from 'node:events';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { compilePolicy } from './policy/engine';
 import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
@@ -103,6 +104,15 @@ export function retentionFromEnv(env: NodeJS.ProcessEnv): PruneOptions {
   return out;
 }
 
+/** sha256 of a file's bytes, or undefined when it cannot be read. */
+export function fileDigest(file: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
 export class Launch {
   readonly startedAt = Date.now();
   endpoint: HttpEndpoint | undefined;
@@ -110,6 +120,8 @@ export class Launch {
   stopped = false;
   /** What a person should know about this launch (the gateway moved to another port…). */
   readonly notices: string[] = [];
+  /** sha256 of the profile file as it was resolved; the window's "changed — Relaunch" compares against it (main/api/profile-watch.ts). */
+  profileDigest: string | undefined;
 
   constructor(
     readonly id: string,
@@ -255,6 +267,7 @@ export class Host extends EventEmitter<HostEvents> {
   async launch(ref: string | ResolvedProfile, opts: LaunchOptions = {}): Promise<Launch> {
     if (this.closed) throw new Error('host is shutting down');
     const profile = typeof ref === 'string' ? this.resolve(ref) : ref;
+    const profileDigest = fileDigest(profile.file);
     const id = randomUUID();
     const policy = compilePolicy(profile.policy, { workspace: profile.workspace });
     for (const problem of policy.problems) process.stderr.write(`gatehouse: policy: ${problem}\n`);
@@ -277,6 +290,7 @@ export class Host extends EventEmitter<HostEvents> {
     });
     trust.attach(supervisor);
     const launch = new Launch(id, profile, supervisor, gateway, trust);
+    launch.profileDigest = profileDigest;
     trust.on('changed', () => this.emit('trust', launch));
     this.launches.set(id, launch);
     this.wireAudit(launch, opts.kind ?? 'launch');

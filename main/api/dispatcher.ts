@@ -42,6 +42,7 @@ import { terminalHandlers } from './terminal-handlers';
 import { ConsoleCalls } from './console-calls';
 import { searchTrafficBodies, trafficBodies } from './traffic-bodies';
 import { TrafficMarks } from './traffic-marks';
+import { ProfileWatch } from './profile-watch';
 import type { TerminalLaunchInfo, TerminalRecord } from '../agents/terminal-manager';
 import { runDoctor } from '../doctor/run-doctor';
 import type { DoctorReport } from '../../common/host-api-doctor';
@@ -126,6 +127,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
 
   const marks = new TrafficMarks(host.dataDir);
   const consoleCalls = new ConsoleCalls();
+  const profileWatch = new ProfileWatch(host);
 
   const handlers: Handlers = {
     'host:info': () => ({ version, dataDir: host.dataDir, shell, platform: process.platform }),
@@ -172,6 +174,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     },
 
     'launches:list': () => runningLaunches().map(launchSummary),
+    'profiles:changes': () => profileWatch.list(),
 
     'servers:restart': async (input) => {
       await serverOf(input.launchId, input.serverId).restart();
@@ -396,6 +399,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     });
     const onTrust = (launch: Launch) => broadcast('trust:changed', { launchId: launch.id });
     disposers.push(consoleCalls.onChange((call) => broadcast('console:call', { call })));
+    disposers.push(profileWatch.onChange((change) => broadcast('profile:changed', change)));
     const onApproval = (e: ApprovalEvent) => {
       if (e.type === 'requested') broadcast('approval:requested', { request: pendingApproval(e.request) });
       else broadcast('approval:resolved', { request: pendingApproval(e.request), outcome: { ...e.outcome } });
@@ -519,6 +523,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
       subs.clear();
       hub?.detach();
       hub = undefined;
+      profileWatch.close();
     },
   };
 }

@@ -1,22 +1,13 @@
-// Text from an agent or a server, made safe and bounded for a terminal: control characters and
-// bidi overrides escaped, long arguments and lines cut, so nothing it contains can redraw or
-// push the question a person is answering off screen.
+// Text from an agent or a server, made safe for a terminal: control characters, bidi controls
+// and invisible characters escaped, so nothing it contains can redraw, reorder or hide part of
+// the question a person is answering. What a person approves is shown whole, wrapped and paged
+// (fullLines, tty-approver.ts); questions' messages are still cut (formatText).
+import { showHidden, textFlags } from '../../common/visible-text';
 import { isObj } from './questions';
 
 const LINE_CHARS = 160;
 
-/** Pretty JSON, cut to a bounded size so a huge argument cannot push the question off screen. */
-export function formatArgs(args: unknown, maxLines: number, maxChars: number): string {
-  let text: string;
-  try {
-    text = JSON.stringify(args, null, 2) ?? 'undefined';
-  } catch {
-    text = String(args);
-  }
-  return formatText(text, maxLines, maxChars);
-}
-
-/** Text from an agent or a server, escaped and cut like arguments (lines, characters, line length). */
+/** A server's question text, escaped and cut (lines, characters, line length): a question is answered, not approved. */
 export function formatText(text: string, maxLines: number, maxChars: number): string {
   const all = sanitize(text, false).split('\n');
   const out: string[] = [];
@@ -29,6 +20,55 @@ export function formatText(text: string, maxLines: number, maxChars: number): st
   }
   if (out.length < all.length) out.push(`… (${all.length - out.length} more lines)`);
   return out.join('\n');
+}
+
+/** Marks a line the terminal approver wrapped: the text after it continues the line above. */
+export const CONTINUED = '↪ ';
+
+/**
+ * Every character of `text`, escaped (controls, bidi controls, invisible characters as
+ * `\uXXXX`) and wrapped to `width` columns: nothing cut, nothing reordered. A wrapped line goes
+ * on after CONTINUED. Width counts code points; wide (CJK) characters may overflow a narrow
+ * terminal, which wraps them itself rather than hiding them.
+ */
+export function fullLines(text: string, width: number): string[] {
+  const w = Math.max(20, width - CONTINUED.length);
+  const out: string[] = [];
+  for (const line of sanitize(showHidden(text), false).split('\n')) {
+    const chars = [...line];
+    out.push(chars.slice(0, w).join(''));
+    for (let i = w; i < chars.length; i += w) out.push(CONTINUED + chars.slice(i, i + w).join(''));
+  }
+  return out;
+}
+
+/** Pretty JSON of a call's arguments, whole (fullLines). */
+export function fullArgs(args: unknown, width: number): string[] {
+  let text: string;
+  try {
+    text = JSON.stringify(args, null, 2) ?? 'undefined';
+  } catch {
+    text = String(args);
+  }
+  return fullLines(text, width);
+}
+
+/** What a reader of the arguments would miss, one line per value (`path: bidi control U+202E`). */
+export function argFlags(args: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, where: string, depth: number): void => {
+    if (depth > 20 || out.length >= 50) return;
+    if (typeof v === 'string') for (const f of textFlags(v)) out.push(`${where || 'value'}: ${f.message}`);
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        const at = Array.isArray(v) ? `${where}[${k}]` : where ? `${where}.${k}` : k;
+        for (const f of textFlags(k)) out.push(`${at} (key): ${f.message}`);
+        walk(x, at, depth + 1);
+      }
+    }
+  };
+  walk(args, '', 0);
+  return out.map((l) => sanitize(showHidden(l), true));
 }
 
 /** One line, cut to LINE_CHARS with an ellipsis. */

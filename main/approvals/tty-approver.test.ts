@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApprovalBroker, type ApprovalRequest, type AskRequest } from './broker';
 import { attachTtyApprover } from './tty-approver';
 import { openControllingTty } from './controlling-tty';
-import { formatArgs, sanitize } from './terminal-text';
+import { CONTINUED, fullArgs, sanitize } from './terminal-text';
 import { readField } from './tty-form-field';
 
 const req = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
@@ -18,7 +18,7 @@ const req = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   ...over,
 });
 
-function setup(opts: { raw?: boolean } = {}) {
+function setup(opts: { raw?: boolean; pageLines?: number } = {}) {
   const broker = new ApprovalBroker();
   const input = new PassThrough();
   const rawModes: boolean[] = [];
@@ -29,7 +29,7 @@ function setup(opts: { raw?: boolean } = {}) {
   output.setEncoding('utf8');
   output.on('data', (s: string) => (screen += s));
   let interrupts = 0;
-  const detach = attachTtyApprover(broker, { input, output, onInterrupt: () => interrupts++ });
+  const detach = attachTtyApprover(broker, { input, output, onInterrupt: () => interrupts++, ...(opts.pageLines ? { pageLines: opts.pageLines } : {}) });
   const type = async (text: string) => {
     input.write(text);
     await new Promise((r) => setImmediate(r));
@@ -157,11 +157,11 @@ describe('attachTtyApprover over a pair of streams', () => {
     expect(sanitize('evil\x1b[2J\u009b31m\u202eok', true)).toBe('evil\\u001b[2J\\u009b31m\\u202eok');
     expect(sanitize('a\nb', false)).toBe('a\nb');
     expect(sanitize('a\nb', true)).toBe('a\\u000ab');
-    const big = formatArgs({ items: Array.from({ length: 100 }, (_, i) => i), long: 'x'.repeat(500) }, 24, 2000);
-    const lines = big.split('\n');
-    expect(lines).toHaveLength(25);
-    expect(lines.at(-1)).toMatch(/^… \(\d+ more lines\)$/);
-    for (const l of lines) expect(l.length).toBeLessThanOrEqual(160);
+    // Arguments are never cut: wrapped to the width, every character kept, hidden ones shown.
+    const lines = fullArgs({ items: Array.from({ length: 100 }, (_, i) => i), long: `${'x'.repeat(500)}\u200B|sh` }, 80);
+    expect(lines).toHaveLength(104 + 7);
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(80);
+    expect(lines.join('\n').replaceAll(`\n${CONTINUED}`, '')).toContain(`"long": "${'x'.repeat(500)}\\u200B|sh"`);
   });
 });
 
@@ -226,7 +226,7 @@ describe('attachTtyApprover answering questions', () => {
     const q = { mode: 'url', message: 'Sign in to continue', url: 'https://example.com/auth?x=1\u202e', elicitationId: 'e1' };
     const p = broker.ask(ask({ question: q, args: q }), T);
     await type('');
-    expect(screen()).toContain('open    https://example.com/auth?x=1\\u202e');
+    expect(screen()).toContain('open    https://example.com/auth?x=1\\u202E');
     expect(screen()).toContain('[a] accept  [d/Enter] decline');
     await type('a\n');
     expect(await p).toEqual({ answered: true, by: 'tty', content: { action: 'accept' } });
@@ -235,17 +235,23 @@ describe('attachTtyApprover answering questions', () => {
     expect(await again).toMatchObject({ answered: false, how: 'declined' });
   });
 
-  it('shows a sampling conversation, bounded and escaped, and sends a one-line reply', async () => {
+  it('pages a sampling conversation whole and escaped before it takes a reply, and sends a one-line reply', async () => {
     const { broker, type, screen } = setup();
     const p = broker.ask(samplingAsk(), T);
     await type('');
     expect(screen()).toContain('a server asks for an LLM reply');
     expect(screen()).toContain('[system] You are a helpful test server.');
     expect(screen()).toContain('[user] what is six times seven');
-    expect(screen()).toContain('[assistant] let me think\\u001b[2J');
+    expect(screen()).toContain('[assistant] let me think\\u001B[2J');
     expect(screen()).toContain('[image image/png]');
-    expect(screen()).not.toContain('x'.repeat(200));
+    expect(screen()).toContain('lines shown: space/Enter for more');
+    await type('a\n'); // not yet: the rest of the conversation comes first
+    expect(screen()).toContain('read to the end first');
+    for (let i = 0; i < 20 && !screen().includes('[a] write a reply'); i++) await type('\n');
+    // All 5000 characters of the last message were drawn (wrapped), none cut.
+    expect(screen().match(/x/g)!.length).toBeGreaterThanOrEqual(5000);
     expect(screen()).toContain('max tokens 10');
+    expect(screen().indexOf('max tokens 10')).toBeLessThan(screen().indexOf('[a] write a reply'));
     await type('a\n');
     await type('forty-two\n');
     expect(screen()).toContain('your reply:\n    forty-two');
@@ -255,7 +261,7 @@ describe('attachTtyApprover answering questions', () => {
   });
 
   it('reads a reply of several lines ended by "." (even pasted at once), and declines with Enter', async () => {
-    const { broker, type } = setup();
+    const { broker, type } = setup({ pageLines: 500 });
     const p = broker.ask(samplingAsk(), T);
     await type('a\n');
     await type('\nline one\n\nline three\n.\ns\n'); // the paste ends the reply; its trailing "s" is dropped
@@ -268,7 +274,7 @@ describe('attachTtyApprover answering questions', () => {
   });
 
   it('refuses an empty reply and asks again; "e" writes it again', async () => {
-    const { broker, type, screen } = setup();
+    const { broker, type, screen } = setup({ pageLines: 500 });
     const p = broker.ask(samplingAsk(), T);
     await type('a\n');
     await type('\n');

@@ -11,17 +11,21 @@ import type { ApprovalBroker, ApprovalChoice, PendingApproval } from './broker';
 import { acceptAnswer, isObj, isUrlElicitation } from './questions';
 import { cut, formatText, indent, safeJson, sanitize } from './terminal-text';
 import { readField, renderField } from './tty-form-field';
-import { describe, renderPrompt, renderQuestion } from './tty-prompts';
+import { describe, renderQuestion, toolPrompt } from './tty-prompts';
 
 export interface TtyApproverOptions {
   input: Readable;
   output: Writable;
   /** Approver name and the `by` of its answers. Defaults to 'tty'. */
   name?: string;
-  /** Pretty-printed arguments (and a sampling conversation) are cut to this many lines (default 24)… */
-  maxArgLines?: number;
-  /** …and this many characters in all (default 2000). */
-  maxArgChars?: number;
+  /**
+   * A tool call's arguments and a server's question are never cut: they are wrapped to the
+   * terminal's width and paged, this many lines a page (default: the terminal's rows less the
+   * prompt around them, else 20).
+   */
+  pageLines?: number;
+  /** Width the arguments are wrapped to (default: the terminal's columns, else 120). */
+  columns?: number;
   /**
    * After Ctrl-C has declined the prompt on screen (raw mode swallowed the terminal's SIGINT).
    * Default: raise SIGINT on this process, as the person meant to interrupt.
@@ -58,8 +62,10 @@ type Step =
 export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptions): () => void {
   const { input, output } = opts;
   const name = opts.name ?? 'tty';
-  const maxLines = opts.maxArgLines ?? 24;
-  const maxChars = opts.maxArgChars ?? 2000;
+  const outTty = output as Partial<tty.WriteStream>;
+  const columns = opts.columns ?? (outTty.columns && outTty.columns > 0 ? outTty.columns : 120);
+  // The head (5 lines) and the page line stay on screen with each page.
+  const pageLines = Math.max(3, opts.pageLines ?? (outTty.rows && outTty.rows > 0 ? outTty.rows - 7 : 20));
   const onInterrupt = opts.onInterrupt ?? (() => process.kill(process.pid, 'SIGINT'));
   const ttyIn = input as Partial<tty.ReadStream>;
   const raw = ttyIn.isTTY === true && typeof ttyIn.setRawMode === 'function';
@@ -100,14 +106,36 @@ export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptio
     step = { mode: 'line', onLine };
   };
 
-  const toolPrompt = (p: PendingApproval, behind: number) => {
+  /**
+   * `lines` a page at a time (space or Enter for the next; d denies at any point), then `done`.
+   * The answer keys exist only after the last page: what a person allows is what they were shown
+   * whole. Each page takes its own key press (a chunk turns at most one page, as it answers at
+   * most one prompt), so a paste of spaces and an `a` cannot page through and allow unread.
+   */
+  const paged = (lines: string[], done: () => void, deny: () => void): void => {
+    let shown = 0;
+    const more = (): void => {
+      const page = lines.slice(shown, shown + pageLines);
+      shown += page.length;
+      // The first page goes on under the head; later ones start where the key press left the cursor.
+      if (page.length) write(`${shown === page.length ? '\n' : ''}${page.join('\n')}`);
+      write('\n');
+      if (shown >= lines.length) return done();
+      keyStep(
+        { ' ': more, '\r': more, '\n': more, d: deny },
+        '\n  read to the end first: space or Enter shows more, d denies › ',
+        `  -- ${shown} of ${lines.length} lines shown: space/Enter for more, [d] deny -- › `,
+      );
+    };
+    more();
+  };
+
+  const toolPromptStep = (p: PendingApproval, behind: number) => {
     const allow = (choice: ApprovalChoice) => () => void answer(choice);
     const deny = allow('deny');
-    keyStep(
-      { a: allow('allow_once'), s: allow('allow_session'), t: allow('allow_tool_session'), d: deny, '\r': deny, '\n': deny },
-      '  press a, s, t or d (Enter denies) › ',
-      renderPrompt(p, behind, maxLines, maxChars),
-    );
+    const { head, body, keys } = toolPrompt(p, behind, columns);
+    write(head);
+    paged(body, () => keyStep({ a: allow('allow_once'), s: allow('allow_session'), t: allow('allow_tool_session'), d: deny, '\r': deny, '\n': deny }, '  press a, s, t or d (Enter denies) › ', keys), deny);
   };
 
   const decline = () => void answer('decline');
@@ -205,12 +233,20 @@ export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptio
 
   const questionPrompt = (p: PendingApproval, behind: number) => {
     const q = p.question as Record<string, unknown>;
-    write(renderQuestion(p, q, behind, maxLines, maxChars));
-    if (p.kind === 'sampling') return samplingReply(q);
-    if (isUrlElicitation(q)) {
-      return keyStep({ a: () => void answer('accept'), d: decline, '\r': decline, '\n': decline }, '  press a or d (Enter declines) › ', '  [a] accept  [d/Enter] decline › ');
-    }
-    elicitationForm(q);
+    const [blank, ...lines] = renderQuestion(p, q, behind, columns);
+    write(blank ?? '');
+    // The whole question before any answer, as for a tool call (paged).
+    paged(
+      lines,
+      () => {
+        if (p.kind === 'sampling') return samplingReply(q);
+        if (isUrlElicitation(q)) {
+          return keyStep({ a: () => void answer('accept'), d: decline, '\r': decline, '\n': decline }, '  press a or d (Enter declines) › ', '  [a] accept  [d/Enter] decline › ');
+        }
+        elicitationForm(q);
+      },
+      decline,
+    );
   };
 
   const next = () => {
@@ -221,7 +257,7 @@ export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptio
     edit = '';
     escape = 0;
     if (current.kind !== 'tool' && isObj(current.question)) questionPrompt(current, behind);
-    else toolPrompt(current, behind);
+    else toolPromptStep(current, behind);
     setRaw(true);
   };
 

@@ -6,6 +6,7 @@
 // the schemas (property descriptions, titles, enum values, defaults), the tool's `_meta` and its
 // server's instructions, not only the top-level description: a poisoned parameter description
 // is as effective as a poisoned tool description.
+import { HIDDEN_CHARACTER_CLASS, VISIBLE_CONTROLS } from '../../common/visible-text';
 import { asciiReading, findConfusable } from './confusables';
 import type { ToolDefinition } from './tool-definition';
 
@@ -35,8 +36,7 @@ export const MAX_DESCRIPTION_CHARS = 2000;
 // U+2028/U+2029, which a model reads as a line break: `…\u2028SYSTEM: new rules` starts a fake line.
 // All of them render as nothing (or as a break nobody sees in a one-line description), so any of
 // them can carry text that a person reviewing the tool does not see and the model still reads.
-const HIDDEN_CLASS = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}\u2028\u2029]/gu;
-const VISIBLE_CONTROLS = new Set(['\t', '\n', '\r']);
+const HIDDEN_CLASS = new RegExp(HIDDEN_CHARACTER_CLASS, 'gu');
 // Bidirectional controls (a subset of \p{Cf}, reported apart): LRM/RLM, embeddings and overrides
 // (LRE, RLE, PDF, LRO, RLO), isolates (LRI, RLI, FSI, PDI) and the Arabic letter mark: they make
 // text read differently than it runs.
@@ -61,14 +61,9 @@ function isShownHidden(ch: string): boolean {
   return !VISIBLE_CONTROLS.has(ch);
 }
 
-/**
- * Invisible, control and bidirectional characters written as `\uXXXX` (UTF-16 units, so the
- * result is still valid JSON where the input was): a person sees them, and a bidi control cannot
- * reorder the text around it on a review card, in a diff or on a terminal.
- */
-export function showHidden(text: string): string {
-  return text.replace(HIDDEN_CLASS, (c) => (isShownHidden(c) ? [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`).join('') : c));
-}
+// One showHidden for the trust cards, the approval card and the terminal approver, by the same
+// character class (common/visible-text.ts); re-exported here for the callers in main/trust/.
+export { showHidden } from '../../common/visible-text';
 
 /** The first hidden character of each kind in `text` (an emoji's own presentation selector excepted). */
 function hiddenIn(text: string): { invisible?: string; bidi?: string; separator?: string } {

@@ -1,11 +1,10 @@
 // One pending request: what is asked, by whom, with which arguments, how long is left, and
 // the three answers. Used in the tray (compact) and in the Approvals view (roomy).
-import { useMemo, useRef } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { Bot, Check, CheckCheck, MessageSquareText, ShieldQuestion, X } from 'lucide-react';
 import { Badge } from '../../components/badge';
 import { Button } from '../../components/button';
 import { formatCountdown } from '../../components/format-time';
-import { JsonView } from '../../components/json-view';
 import { Timestamp } from '../../components/timestamp';
 import { useNow } from '../../components/use-now';
 import { remainingFraction, remainingMs, urgency } from '../../state/approvals-store';
@@ -15,6 +14,7 @@ import { patchArgument } from './diff';
 import { QuestionAnswer } from './question-card';
 import { questionView } from './question';
 import { originLabel } from './origin';
+import { ArgumentList } from './argument-list';
 
 export const CHOICE_KEYS: Record<string, ApprovalChoice> = { a: 'allow_once', s: 'allow_session', d: 'deny', t: 'allow_tool_session' };
 
@@ -68,6 +68,18 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
   const heading = kind === 'sampling' ? `Sampling request from ${r.server}` : kind === 'elicitation' ? `Elicitation request from ${r.server}` : friendly;
   // Relayed by a `gatehouse gateway` another MCP host runs (session `gateway:<pid>`).
   const origin = originLabel(r.session);
+  // Allow waits until every argument has been on screen (argument-list.tsx); Deny never waits.
+  // Not measured yet (null) counts as unseen: no Allow in the frame before the lists are measured.
+  const [unseen, setUnseenState] = useState<{ unseen: number; total: number } | null>(null);
+  const setUnseen = useCallback((n: number, total: number) => setUnseenState((s) => (s && s.unseen === n && s.total === total ? s : { unseen: n, total })), []);
+  const [patchUnseen, setPatchUnseenState] = useState<number | null>(null);
+  const setPatchUnseen = useCallback((n: number) => setPatchUnseenState(n), []);
+  const argsUnseen = otherArgs !== undefined ? (unseen?.unseen ?? Infinity) : 0;
+  const diffUnseen = patch !== null ? (patchUnseen ?? Infinity) : 0;
+  const locked = !question && (argsUnseen > 0 || diffUnseen > 0);
+  const measured = (otherArgs === undefined || unseen !== null) && (patch === null || patchUnseen !== null);
+  const lockId = `${titleId}-lock`;
+  const allowProps = { disabled: answering || expired || locked, ...(locked && measured ? { 'aria-describedby': lockId } : {}) };
 
   return (
     <article
@@ -77,6 +89,7 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
       aria-labelledby={titleId}
       aria-describedby={`${titleId}-reason`}
       data-approval-id={r.id}
+      data-allow-locked={locked ? 'true' : undefined}
       tabIndex={-1}
     >
       <header className="approval-head">
@@ -162,27 +175,34 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
       ) : (
         <>
           <div className="approval-args">
-            {patch !== null ? <DiffView patch={patch} label="patch" maxHeight={compact ? 220 : 420} /> : null}
+            {patch !== null ? <DiffView patch={patch} label="patch" maxHeight={compact ? 220 : 420} onUnseen={setPatchUnseen} resetKey={r.id} /> : null}
             {otherArgs !== undefined ? (
               <div>
                 <div className="section-label">{patch !== null ? 'Other arguments' : kind === 'tool' ? 'Arguments' : 'Request'}</div>
-                <JsonView value={otherArgs} maxHeight={compact ? 200 : 360} label="Arguments" />
+                <ArgumentList value={otherArgs} maxHeight={compact ? 200 : 360} label="Arguments" resetKey={r.id} onUnseen={setUnseen} />
               </div>
             ) : null}
           </div>
 
+          {locked && measured ? (
+            <p className="approval-lock" id={lockId} role="status">
+              Allow is disabled until every argument has been on screen:{' '}
+              {[unseen && unseen.unseen > 0 ? `${unseen.unseen} of ${unseen.total} not shown yet` : '', diffUnseen > 0 ? `${diffUnseen} lines of the patch not shown yet` : ''].filter(Boolean).join('; ')}. Scroll through{' '}
+              {diffUnseen > 0 ? 'them' : 'the arguments'}.
+            </p>
+          ) : null}
           <footer className="approval-actions" aria-label="Answer">
-            <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} disabled={answering || expired}>
+            <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} {...allowProps}>
               Allow once
             </Button>
-            <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} disabled={answering || expired} title="Allow this call with the same arguments for the rest of the agent session">
+            <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} {...allowProps} title="Allow this call with the same arguments for the rest of the agent session">
               Allow for session
             </Button>
             <Button variant="danger" icon={<X size={14} />} shortcut={compact ? undefined : 'D'} onClick={() => onAnswer('deny')} disabled={answering || expired}>
               Deny
             </Button>
             {kind === 'tool' ? (
-              <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} disabled={answering || expired} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
+              <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} {...allowProps} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
                 Allow tool for session
               </Button>
             ) : null}

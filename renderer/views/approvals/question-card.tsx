@@ -10,6 +10,7 @@ import { SchemaForm } from '../../lib/schema-form/schema-form';
 import { errorsByPath, fieldsFromSchema, initialValue, type FormValue } from '../../lib/schema-form/model';
 import type { ApprovalChoice } from '../../state/types';
 import { elicitationContent, isSendKey, replyProblem, type QuestionView } from './question';
+import { Visible } from './argument-list';
 
 export interface QuestionAnswerProps {
   view: QuestionView;
@@ -59,7 +60,7 @@ function ElicitationForm({ view, disabled, onAnswer, idBase, compact }: Question
       style={{ display: 'flex', flexDirection: 'column', gap: 'var(--sp-4)' }}
     >
       <p className="question-message" id={`${idBase}-message`} style={{ fontWeight: 550, whiteSpace: 'pre-wrap' }}>
-        {view.message}
+        <Visible text={view.message} />
       </p>
       {/* In the tray a long form scrolls inside the card, never the window. */}
       <div style={compact ? { maxHeight: 360, overflow: 'auto', paddingRight: 'var(--sp-2)' } : undefined}>
@@ -89,17 +90,17 @@ function ElicitationUrl({ view, disabled, onAnswer, idBase }: QuestionAnswerProp
   return (
     <div className="question-answer" style={{ display: 'flex', flexDirection: 'column', gap: 'var(--sp-4)' }}>
       <p className="question-message" id={`${idBase}-message`} style={{ fontWeight: 550, whiteSpace: 'pre-wrap' }}>
-        {view.message}
+        <Visible text={view.message} />
       </p>
       <div>
         <div className="section-label">The server asks you to open</div>
         {view.openable ? (
           <a href={view.url} target="_blank" rel="noopener noreferrer" className="mono" style={{ wordBreak: 'break-all' }} aria-label={`Open ${view.url} in the browser`}>
-            <ExternalLink size={13} aria-hidden="true" /> {view.url}
+            <ExternalLink size={13} aria-hidden="true" /> <Visible text={view.url} />
           </a>
         ) : (
           <code className="mono" style={{ wordBreak: 'break-all' }} title="Not an http(s) URL: not opened from here">
-            {view.url}
+            <Visible text={view.url} />
           </code>
         )}
       </div>
@@ -127,13 +128,13 @@ function SamplingReply({ view, disabled, onAnswer, idBase, compact }: QuestionAn
         {view.systemPrompt ? (
           <div className="question-msg">
             <div className="section-label">System prompt</div>
-            <p style={{ whiteSpace: 'pre-wrap' }}>{view.systemPrompt}</p>
+            <p style={{ whiteSpace: 'pre-wrap' }}><Visible text={view.systemPrompt} /></p>
           </div>
         ) : null}
         {view.messages.map((m, i) => (
           <div key={i} className={`question-msg role-${m.role}`}>
             <div className="section-label">{m.role}</div>
-            <p style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.text}</p>
+            <p style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}><Visible text={m.text} /></p>
           </div>
         ))}
       </section>

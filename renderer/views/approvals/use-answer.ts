@@ -60,6 +60,9 @@ export function useApprovalKeys(scope: RefObject<HTMLElement | null>, pending: P
             if (q) void answer(r, q);
             return;
           }
+          // A card whose arguments have not all been on screen refuses Allow by key as by click
+          // (approval-card.tsx, `data-allow-locked`); D still denies.
+          if (choice !== 'deny' && allowLocked(scope.current, r.id)) return;
           // "Allow the tool for the session" only means something for a tool call.
           if (!(r.kind && r.kind !== 'tool' && choice === 'allow_tool_session')) void answer(r, choice);
         },
@@ -67,4 +70,10 @@ export function useApprovalKeys(scope: RefObject<HTMLElement | null>, pending: P
     ),
     { scope },
   );
+}
+
+function allowLocked(scope: HTMLElement | null, id: string): boolean {
+  const card = [...(scope?.querySelectorAll<HTMLElement>('[data-approval-id]') ?? [])].find((c) => c.dataset.approvalId === id);
+  // No card on screen for it: nothing has been shown, so nothing may be allowed by key.
+  return !card || card.dataset.allowLocked === 'true';
 }

@@ -1,8 +1,10 @@
 // Profiles: what each profile starts and how it is governed, one click to launch or stop, the
 // CLI's own file:line:col errors for a profile that does not validate, and per-server launch
-// progress live from `server:status`.
+// progress live from `server:status`. A running profile's card also says how many servers wait
+// for trust review and whether its file changed on disk (Relaunch); Stop asks before it closes
+// running terminals; after a launch, a panel says what to do next (docs/ui-layout.md).
 import { useRef, useState } from 'react';
-import { FileUp, FolderOpen, Play, RefreshCw, Square, TriangleAlert } from 'lucide-react';
+import { FileUp, FolderOpen, Play, RefreshCw, RotateCw, ShieldAlert, Square, TriangleAlert } from 'lucide-react';
 import { useHostApi } from '../../api/context';
 import { Badge, StateBadge } from '../../components/badge';
 import { Banner } from '../../components/banner';
@@ -16,6 +18,9 @@ import { launchForProfile } from '../../state/launches-store';
 import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import type { LaunchSummary, ProfileSummary } from '../../state/types';
+import { useProfileChanges, useReviewCount, type ProfileChange } from './launch-hints';
+import { NextSteps, nextStepsStore } from './next-steps';
+import { StopConfirm, type StopQuestion } from './stop-confirm';
 
 interface ImportResult {
   file: string;
@@ -29,7 +34,11 @@ export function ProfilesView() {
   const { launches } = useAppState();
   const running = useStore(launches, (s) => s.launches);
   const profiles = useCommand('profiles:list', {});
-  const [busy, setBusy] = useState<Record<string, 'launch' | 'stop' | undefined>>({});
+  const [busy, setBusy] = useState<Record<string, 'launch' | 'stop' | 'relaunch' | undefined>>({});
+  const changes = useProfileChanges();
+  const [question, setQuestion] = useState<(StopQuestion & { go: () => void }) | null>(null);
+  const nextSteps = useStore(nextStepsStore, (s) => s);
+  const setNextSteps = (v: { launchId: string; profile: string } | null) => nextStepsStore.set(v);
   const [launchErrors, setLaunchErrors] = useState<Record<string, string>>({});
   const [imported, setImported] = useState<ImportResult | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
@@ -42,6 +51,7 @@ export function ProfilesView() {
       const l = await api.call('profiles:launch', { ref: p.file });
       launches.applyLaunchChanged(l);
       launches.setActive(l.id);
+      setNextSteps({ launchId: l.id, profile: l.profile });
     } catch (e) {
       setLaunchErrors((m) => ({ ...m, [p.file]: errorText(e) }));
     } finally {
@@ -49,15 +59,33 @@ export function ProfilesView() {
     }
   };
 
-  const stop = async (p: ProfileSummary, l: LaunchSummary): Promise<void> => {
-    setBusy((b) => ({ ...b, [p.file]: 'stop' }));
+  const stop = async (p: ProfileSummary, l: LaunchSummary, then?: () => Promise<void>): Promise<void> => {
+    setBusy((b) => ({ ...b, [p.file]: then ? 'relaunch' : 'stop' }));
     try {
       await api.call('profiles:stop', { launchId: l.id });
+      if (nextStepsStore.get()?.launchId === l.id) setNextSteps(null);
     } catch (e) {
       toast.error(`Could not stop ${p.name}`, e);
+      return;
     } finally {
       setBusy((b) => ({ ...b, [p.file]: undefined }));
     }
+    await then?.();
+  };
+
+  /** Stop (or relaunch) at once when no terminal of the launch runs; otherwise ask, naming them. */
+  const askThenStop = async (p: ProfileSummary, l: LaunchSummary, verb: StopQuestion['verb']): Promise<void> => {
+    const go = () => void stop(p, l, verb === 'Relaunch' ? () => launch(p) : undefined);
+    let open: StopQuestion['terminals'] = [];
+    try {
+      open = (await api.call('terminals:list', { launchId: l.id })).filter((t) => !t.exit).map((t) => ({ id: t.id, title: t.title, command: t.command }));
+    } catch (e) {
+      // Not knowing is no reason to close them unasked.
+      toast.error(`Could not list the terminals of ${p.name}`, e);
+      return;
+    }
+    if (open.length === 0) return go();
+    setQuestion({ profile: p.name, verb, terminals: open, go });
   };
 
   const onImportFile = async (file: File): Promise<void> => {
@@ -118,6 +146,7 @@ export function ProfilesView() {
             {importError}
           </Banner>
         ) : null}
+        {nextSteps && running.some((l) => l.id === nextSteps.launchId) ? <NextSteps profile={nextSteps.profile} onDismiss={() => setNextSteps(null)} /> : null}
         {profiles.error ? <Banner tone="danger" title="Could not list profiles">{errorText(profiles.error)}</Banner> : null}
         {!profiles.loading && !profiles.error && list.length === 0 ? (
           <EmptyState icon={<FolderOpen size={28} />} title="No profiles found">
@@ -130,17 +159,56 @@ export function ProfilesView() {
             const l = launchForProfile(running, p);
             return (
               <li key={p.file}>
-                <ProfileCard profile={p} launch={l} busy={busy[p.file]} launchError={launchErrors[p.file]} onLaunch={() => void launch(p)} onStop={() => l && void stop(p, l)} />
+                <ProfileCard
+                  profile={p}
+                  launch={l}
+                  busy={busy[p.file]}
+                  launchError={launchErrors[p.file]}
+                  change={l ? changes[l.id] : undefined}
+                  onLaunch={() => void launch(p)}
+                  onStop={() => l && void askThenStop(p, l, 'Stop')}
+                  onRelaunch={() => l && void askThenStop(p, l, 'Relaunch')}
+                  onReview={() => {
+                    if (!l) return;
+                    launches.setActive(l.id);
+                    navigate('servers');
+                  }}
+                />
               </li>
             );
           })}
         </ul>
       </div>
+      {question ? (
+        <StopConfirm
+          question={question}
+          onCancel={() => setQuestion(null)}
+          onConfirm={() => {
+            setQuestion(null);
+            question.go();
+          }}
+        />
+      ) : null}
     </div>
   );
 }
 
-function ProfileCard({ profile: p, launch, busy, launchError, onLaunch, onStop }: { profile: ProfileSummary; launch?: LaunchSummary; busy?: 'launch' | 'stop'; launchError?: string; onLaunch: () => void; onStop: () => void }) {
+interface ProfileCardProps {
+  profile: ProfileSummary;
+  launch?: LaunchSummary;
+  busy?: 'launch' | 'stop' | 'relaunch';
+  launchError?: string;
+  /** The file differs on disk from what this launch runs. */
+  change?: ProfileChange;
+  onLaunch: () => void;
+  onStop: () => void;
+  onRelaunch: () => void;
+  /** Show the launch's trust reviews (the Servers view). */
+  onReview: () => void;
+}
+
+function ProfileCard({ profile: p, launch, busy, launchError, change, onLaunch, onStop, onRelaunch, onReview }: ProfileCardProps) {
+  const reviews = useReviewCount(launch?.id);
   const invalid = Boolean(p.error || p.issues?.length);
   const headingId = `profile-${p.file.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const ready = launch?.servers.filter((s) => s.state === 'ready').length ?? 0;
@@ -154,6 +222,24 @@ function ProfileCard({ profile: p, launch, busy, launchError, onLaunch, onStop }
           {p.shadowed ? <Badge tone="warn" title="Another profile with the same name takes precedence">shadowed</Badge> : null}
         </div>
         {p.description ? <p className="profile-desc">{p.description}</p> : null}
+        {launch && reviews > 0 ? (
+          <p className="profile-hint is-review">
+            <ShieldAlert size={14} aria-hidden="true" />
+            <button type="button" className="link" onClick={onReview}>
+              {reviews === 1 ? '1 server waits for review' : `${reviews} servers wait for review`}
+            </button>
+            <span className="muted">: not started until you approve its launch command</span>
+          </p>
+        ) : null}
+        {launch && change ? (
+          <p className="profile-hint is-changed" role="status">
+            <TriangleAlert size={14} aria-hidden="true" />
+            <span>changed on disk since launch; the launch runs the profile as it was —</span>
+            <Button size="sm" variant="secondary" icon={<RotateCw size={12} />} onClick={onRelaunch} busy={busy === 'relaunch'}>
+              Relaunch
+            </Button>
+          </p>
+        ) : null}
         <div className="profile-file mono" title={p.file}>{p.file}</div>
         {!invalid ? (
           <dl className="profile-facts">
