@@ -45,7 +45,7 @@ describe.each(CLIENTS)('%s', (client) => {
     // The file the client would read is recognised as its format.
     expect(detectFormat(cfg.where, cfg.text)).toBe(importAs[client]);
     const r = importConfigText(cfg.text, { fileName: cfg.where });
-    const server = r.profile.servers![ENTRY_NAME] as Record<string, unknown>;
+    const server = r.profile.servers![IMPORTED_NAME] as Record<string, unknown>;
     if (client === 'claude-desktop') {
       // Stdio only: --url does not apply.
       expect(cfg.transport).toBe('stdio');
@@ -67,12 +67,16 @@ describe.each(CLIENTS)('%s', (client) => {
     const r = importConfigText(cfg.text, { fileName: cfg.where });
     expect(r.profile.servers).toEqual({
       // Codex does not pass the user's environment: the data dir travels in the args.
-      [ENTRY_NAME]: { command: '/opt/gatehouse/bin/gatehouse', args: ['gateway', '--profile', base().profileFile, '--quiet', ...(client === 'codex' ? ['--data-dir', expect.any(String)] : [])] },
+      [IMPORTED_NAME]: { command: '/opt/gatehouse/bin/gatehouse', args: ['gateway', '--profile', base().profileFile, '--quiet', ...(client === 'codex' ? ['--data-dir', expect.any(String)] : [])] },
     });
-    expect(r.warnings).toEqual([]);
+    expect(r.warnings).toEqual([expect.stringContaining(`imported as server "${IMPORTED_NAME}"`)]);
   });
 });
 
+
+// The entry is named `gatehouse`, a built-in tools' prefix that no profile server may take
+// (profiles/schema.ts RESERVED_SERVER_IDS): importing it back renames it, and says so.
+const IMPORTED_NAME = `${ENTRY_NAME}-server`;
 describe('exact shapes', () => {
   it('writes what each client documents', () => {
     const json = (c: ClientId) => JSON.parse(clientConfig(c, { ...base(), url: URL }).text);

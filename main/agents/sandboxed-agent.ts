@@ -5,6 +5,7 @@ import type { AgentSpec } from '../profiles/types';
 import { agentSandboxSpec } from '../sandbox/agent-sandbox';
 import { homeDirs, installPrefix, interpreterPrefixes, spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { underOwnTerminal } from './own-terminal';
+import { sandboxAvailability } from '../sandbox/availability';
 import { summarizeSandbox, type SandboxSummary } from '../sandbox/types';
 import { PRESETS, type PreparedAgent } from './presets';
 
@@ -31,8 +32,12 @@ export function sandboxAgent(spec: AgentSpec, prepared: Extract<PreparedAgent, {
     home: ctx.hostEnv.HOME,
   });
   // A controlling terminal of its own inside the sandbox (own-terminal.ts); then what the agent's
-  // own command needs to run must be named here, as spawnSandboxed sees only script(1).
-  const inner = sandbox.mode === 'off' ? undefined : underOwnTerminal(prepared.command, prepared.args, prepared.env);
+  // own command needs to run must be named here, as spawnSandboxed sees only script(1). Only
+  // under bubblewrap, whose private /dev has a /dev/pts of its own: the landlock kind grants no
+  // pty device (opening /dev/pts would reach the person's terminal), so there the agent keeps
+  // the pty Gatehouse gave it, without job control; seatbelt's script(1) is BSD's.
+  const avail = sandbox.mode === 'off' ? undefined : sandboxAvailability(ctx.hostEnv);
+  const inner = avail?.ok && 'kind' in avail && avail.kind === 'bubblewrap' ? underOwnTerminal(prepared.command, prepared.args, prepared.env) : undefined;
   const homes = homeDirs(ctx.hostEnv.HOME);
   const needs = inner ? [installPrefix(prepared.command, homes), ...interpreterPrefixes(prepared.command, ctx.searchPath, homes)] : [];
   const run = spawnSandboxed(sandbox, {
@@ -50,5 +55,5 @@ export function sandboxAgent(spec: AgentSpec, prepared: Extract<PreparedAgent, {
     canPassFds: false,
     limitsGroup: ctx.limitsGroup,
   });
-  return { run, summary: { ...summarizeSandbox(sandbox), limits: run.limits.summary } };
+  return { run, summary: { ...summarizeSandbox(sandbox), kind: run.kind, unenforced: run.unenforced, limits: run.limits.summary } };
 }

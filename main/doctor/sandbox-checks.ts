@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { DoctorCheck } from '../../common/host-api-doctor';
-import { bwrapPath, forgetSandboxAvailability, sandboxAvailability } from '../sandbox/availability';
+import { bwrapPath, forgetSandboxAvailability, sandboxAvailability, sandboxProbes } from '../sandbox/availability';
 import { detectOs, installCommand, onPath, type DetectedOs } from '../../scripts/preflight.mjs';
 import { APPARMOR_PROFILE_FILE } from './apparmor-profile';
 
@@ -96,26 +96,34 @@ export function sandboxChecks(opts: SandboxCheckOptions): DoctorCheck[] {
   const bwrap = bwrapPath(env);
   const present = existsSync(bwrap);
   const version = present ? (spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 }).stdout ?? '').trim() : '';
+  // Probed afresh: a fix applied since the host started must show as fixed.
+  forgetSandboxAvailability();
+  const probes = sandboxProbes(env);
+  const selected = probes.selected;
+  // Where bubblewrap cannot be had but the landlock kind can, servers still start, in a reduced
+  // sandbox (docs/sandbox.md "Sandbox kinds"): bubblewrap's problems are warnings then, with the
+  // same fix, not errors; with neither, nothing can start sandboxed and they are errors.
+  const reduced = selected.ok && 'kind' in selected && selected.kind === 'landlock';
+  const severity = reduced ? 'warning' : 'error';
   checks.push(
     present
       ? { id: 'sandbox.bwrap', title: 'bubblewrap', status: 'ok', detail: `${bwrap}${version ? ` (${version})` : ''}` }
       : {
           id: 'sandbox.bwrap',
           title: 'bubblewrap',
-          status: 'error',
-          detail: `not found at ${bwrap}${env.GATEHOUSE_BWRAP ? ' (GATEHOUSE_BWRAP)' : ''}: no server or agent can start sandboxed`,
+          status: severity,
+          detail: `not found at ${bwrap}${env.GATEHOUSE_BWRAP ? ' (GATEHOUSE_BWRAP)' : ''}: ${reduced ? 'servers and agents get the reduced landlock sandbox' : 'no server or agent can start sandboxed'}`,
           fix: installCommand(['bubblewrap'], detected) ?? 'install bubblewrap with your package manager',
         },
   );
-  // Probed afresh: a fix applied since the host started must show as fixed.
-  forgetSandboxAvailability();
-  const a = present ? sandboxAvailability(env, platform) : undefined;
+  const bwrapOk = present && probes.bubblewrap.ok;
   const restrict = sysctl(sysctlDir, 'kernel.apparmor_restrict_unprivileged_userns');
-  if (a && !a.ok) {
-    const said = /\(([^)]*)\)\s*$/.exec(a.reason)?.[1] ?? a.reason;
+  if (present && !bwrapOk) {
+    const reason = probes.bubblewrap.reason ?? '';
+    const said = /\(([^)]*)\)\s*$/.exec(reason)?.[1] ?? reason;
     const d = diagnoseUserns(said, sysctlDir, bwrap, detected);
-    checks.push({ id: 'sandbox.userns', title: 'user namespaces', status: 'error', detail: `bubblewrap cannot create namespaces: ${d.cause}`, fix: d.fix });
-  } else if (a?.ok) {
+    checks.push({ id: 'sandbox.userns', title: 'user namespaces', status: severity, detail: `bubblewrap cannot create namespaces: ${d.cause}`, fix: d.fix });
+  } else if (bwrapOk) {
     checks.push({ id: 'sandbox.userns', title: 'user namespaces', status: 'ok', detail: 'bubblewrap created the namespaces a server gets' });
   }
   checks.push(
@@ -123,11 +131,19 @@ export function sandboxChecks(opts: SandboxCheckOptions): DoctorCheck[] {
       ? {
           id: 'sandbox.apparmor',
           title: 'AppArmor user-namespace restriction',
-          status: a?.ok ? 'ok' : 'error',
-          detail: a?.ok ? 'kernel.apparmor_restrict_unprivileged_userns = 1, and a profile lets bwrap through' : 'kernel.apparmor_restrict_unprivileged_userns = 1: bwrap is refused user namespaces',
-          ...(a?.ok ? {} : { fix: '`gatehouse doctor --fix` (an AppArmor profile for bwrap only)' }),
+          status: bwrapOk ? 'ok' : severity,
+          detail: bwrapOk ? 'kernel.apparmor_restrict_unprivileged_userns = 1, and a profile lets bwrap through' : 'kernel.apparmor_restrict_unprivileged_userns = 1: bwrap is refused user namespaces',
+          ...(bwrapOk ? {} : { fix: '`gatehouse doctor --fix` (an AppArmor profile for bwrap only)' }),
         }
       : { id: 'sandbox.apparmor', title: 'AppArmor user-namespace restriction', status: 'ok', detail: restrict === '0' ? 'kernel.apparmor_restrict_unprivileged_userns = 0' : 'not in this kernel' },
+  );
+  // What a server started now gets (main/sandbox/availability.ts), said in one line.
+  checks.push(
+    !selected.ok
+      ? { id: 'sandbox.kind', title: 'sandbox servers get', status: 'error', detail: `none: ${selected.reason}`, fix: selected.fix }
+      : reduced
+        ? { id: 'sandbox.kind', title: 'sandbox servers get', status: 'warning', detail: 'landlock: reduced — no PID/IPC isolation (docs/sandbox.md "Sandbox kinds")', fix: 'let bubblewrap create namespaces (the fixes above) for the full sandbox' }
+        : { id: 'sandbox.kind', title: 'sandbox servers get', status: 'ok', detail: 'bubblewrap (full)' },
   );
   const ll = landlockAbi(env);
   checks.push(

@@ -13,10 +13,13 @@ import { tempDir } from '../support/temp';
 let bundle: TestBundle;
 let tmp: ReturnType<typeof tempDir>;
 let refusedBwrap: string;
+/** A landlock launcher that is not there: the machine then has no sandbox kind at all. */
+let noLandlock: string;
 beforeAll(() => {
   bundle = buildTestBundle({ cli: 'main/cli/index.ts' }, 'doctor-test');
   tmp = tempDir('gatehouse-doctor-');
   refusedBwrap = path.join(tmp.dir, 'bwrap-refused');
+  noLandlock = path.join(tmp.dir, 'no-landlock-launcher');
   // What bwrap prints under kernel.apparmor_restrict_unprivileged_userns=1 (Ubuntu 24.04).
   writeFileSync(refusedBwrap, '#!/bin/sh\n[ "$1" = --version ] && { echo "bubblewrap 0.9.0"; exit 0; }\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
 }, 60_000);
@@ -49,7 +52,7 @@ describe('gatehouse doctor', () => {
     }
     if (process.platform === 'linux') {
       expect(report.checks.map((c) => c.id)).toEqual([
-        'sandbox.bwrap', 'sandbox.userns', 'sandbox.apparmor', 'sandbox.landlock', 'sandbox.seccomp',
+        'sandbox.bwrap', 'sandbox.userns', 'sandbox.apparmor', 'sandbox.kind', 'sandbox.landlock', 'sandbox.seccomp',
         'secrets.store', 'app.electron', 'native.better-sqlite3', 'native.node-pty', 'tests.chromium', 'data.dir',
       ]);
       // This machine runs the sandbox tests: the real probe succeeds.
@@ -60,8 +63,8 @@ describe('gatehouse doctor', () => {
     expect(code).toBe(report.ok ? 0 : 1);
   });
 
-  it.runIf(process.platform === 'linux')('a bwrap refused user namespaces: names the AppArmor restriction and the fix, exit 1', () => {
-    const { code, report } = json({ GATEHOUSE_BWRAP: refusedBwrap });
+  it.runIf(process.platform === 'linux')('a bwrap refused user namespaces, no landlock either: names the AppArmor restriction and the fix, exit 1', () => {
+    const { code, report } = json({ GATEHOUSE_BWRAP: refusedBwrap, GATEHOUSE_LANDLOCK: noLandlock });
     expect(code).toBe(1);
     expect(report.ok).toBe(false);
     const userns = check(report, 'sandbox.userns')!;
@@ -72,29 +75,39 @@ describe('gatehouse doctor', () => {
     expect(userns.fix).toContain(`allows user namespaces for ${refusedBwrap} only (/etc/apparmor.d/gatehouse-bwrap`);
     expect(userns.fix).toMatch(/sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0/);
     // The text form says the same, with the fix under it.
-    const text = doctor([], { GATEHOUSE_BWRAP: refusedBwrap });
+    const text = doctor([], { GATEHOUSE_BWRAP: refusedBwrap, GATEHOUSE_LANDLOCK: noLandlock });
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/FAIL {2}user namespaces: .*kernel\.apparmor_restrict_unprivileged_userns/);
     expect(text.stdout).toMatch(/\n {8}fix: `gatehouse doctor --fix`/);
+  });
+
+  it.runIf(process.platform === 'linux')('a bwrap refused user namespaces where the landlock kind works: the same restriction and fix, as warnings, and says servers get the reduced sandbox', () => {
+    const { report } = json({ GATEHOUSE_BWRAP: refusedBwrap });
+    const userns = check(report, 'sandbox.userns')!;
+    expect(userns.status).toBe('warning');
+    expect(userns.detail).toMatch(/kernel\.apparmor_restrict_unprivileged_userns/);
+    expect(userns.fix).toMatch(/gatehouse doctor --fix/);
+    expect(check(report, 'sandbox.kind')).toMatchObject({ status: 'warning', detail: expect.stringMatching(/^landlock: reduced/) });
+    expect(report.checks.filter((c) => c.id.startsWith('sandbox.') && c.status === 'error')).toEqual([]);
   });
 
   it.runIf(process.platform === 'linux')('reads the sysctls that decide it: the AppArmor restriction on, and user namespaces off', () => {
     const sys = path.join(tmp.dir, 'sys');
     mkdirSync(path.join(sys, 'kernel'), { recursive: true });
     writeFileSync(path.join(sys, 'kernel', 'apparmor_restrict_unprivileged_userns'), '1\n');
-    const restricted = json({ GATEHOUSE_BWRAP: refusedBwrap, GATEHOUSE_SYSCTL_DIR: sys }).report;
+    const restricted = json({ GATEHOUSE_BWRAP: refusedBwrap, GATEHOUSE_LANDLOCK: noLandlock, GATEHOUSE_SYSCTL_DIR: sys }).report;
     expect(check(restricted, 'sandbox.userns')!.detail).toMatch(/AppArmor restricts unprivileged user namespaces \(kernel\.apparmor_restrict_unprivileged_userns = 1\)/);
     expect(check(restricted, 'sandbox.apparmor')).toMatchObject({ status: 'error', fix: expect.stringMatching(/gatehouse doctor --fix/) });
     mkdirSync(path.join(sys, 'user'));
     writeFileSync(path.join(sys, 'user', 'max_user_namespaces'), '0\n');
-    const off = json({ GATEHOUSE_BWRAP: refusedBwrap, GATEHOUSE_SYSCTL_DIR: sys }).report;
+    const off = json({ GATEHOUSE_BWRAP: refusedBwrap, GATEHOUSE_LANDLOCK: noLandlock, GATEHOUSE_SYSCTL_DIR: sys }).report;
     expect(check(off, 'sandbox.userns')).toMatchObject({ detail: expect.stringMatching(/user\.max_user_namespaces = 0/), fix: expect.stringMatching(/sysctl -w user\.max_user_namespaces=/) });
   });
 
   it.runIf(process.platform === 'linux')('a missing bwrap: the install command for this distro', () => {
     const osRelease = path.join(tmp.dir, 'os-release-fedora');
     writeFileSync(osRelease, 'ID=fedora\nPRETTY_NAME="Fedora Linux 40"\n');
-    const { code, report } = json({ GATEHOUSE_BWRAP: path.join(tmp.dir, 'nothing'), GATEHOUSE_OS_RELEASE: osRelease });
+    const { code, report } = json({ GATEHOUSE_BWRAP: path.join(tmp.dir, 'nothing'), GATEHOUSE_LANDLOCK: noLandlock, GATEHOUSE_OS_RELEASE: osRelease });
     expect(code).toBe(1);
     expect(report.os).toBe('Fedora Linux 40');
     expect(check(report, 'sandbox.bwrap')).toMatchObject({ status: 'error', fix: expect.stringMatching(/dnf install -y bubblewrap$/) });
@@ -117,7 +130,7 @@ describe('doctor:run (the window)', () => {
   it('answers the same report through the host API, validated against the contract', async () => {
     const { Host } = await import('../../main/host');
     const { createHostApiDispatcher } = await import('../../main/api/dispatcher');
-    const env = { ...process.env, HOME: tmp.dir, GATEHOUSE_SECRET_STORE: 'file', GATEHOUSE_BWRAP: refusedBwrap };
+    const env = { ...process.env, HOME: tmp.dir, GATEHOUSE_SECRET_STORE: 'file', GATEHOUSE_BWRAP: refusedBwrap, GATEHOUSE_LANDLOCK: noLandlock };
     const host = new Host({ dataDir: path.join(tmp.dir, 'host-data'), env, audit: false });
     try {
       const api = createHostApiDispatcher(host, { shell: 'web', validateOutput: true });
