@@ -2,6 +2,7 @@
 // upstream) with its SDK client, its state machine, restarts with backoff, and shutdown that
 // follows the MCP lifecycle. Modelled on ToolHive Studio's manager (see STYLE.md): SIGTERM
 // then a timed SIGKILL whose timer is cleared on exit, exit events from an old child ignored.
+import { StderrRing, STDERR_RING } from './stderr-ring';
 import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -34,7 +35,6 @@ import { composeStatus, type StatusSnapshot } from './server-status';
 import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { EXIT_STDERR_LINES, ExitHistory } from './exit-history';
 
-const STDERR_RING = 200;
 /** A server whose stdout closed gets this long to exit by itself before it is signalled. */
 const EXIT_AFTER_CLOSE_MS = 1000;
 /** How long stop() waits for a SIGKILLed process group to disappear (bounded: zombies). */
@@ -80,7 +80,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private killTimers: NodeJS.Timeout[] = [];
   private stopping = false;
   private runEnded = new Set<number>();
-  private stderrRing: string[] = [];
+  private readonly stderr: StderrRing;
   private protocolFaults = 0;
   private protocolVersion: string | undefined;
   private toolList: Tool[] = [];
@@ -91,6 +91,7 @@ export class ManagedServer extends EventEmitter<Events> {
     super();
     this.spec = opts.spec;
     this.id = opts.spec.id;
+    this.stderr = new StderrRing({ redactor: opts.redactor, bus: opts.stderrBus, session: opts.session, server: this.id });
     opts.oauth?.on('status', () => this.emitStatus());
   }
 
@@ -136,7 +137,7 @@ export class ManagedServer extends EventEmitter<Events> {
     return composeStatus({
       id: this.id, spec: this.spec, state: this.state, reason: this.reason, run: this.run, restarts: this.restarts, pid: this.child?.pid,
       command: this.currentRun?.command ?? this.describeCommand(), cwd: this.currentRun?.cwd, startedAt: this.startedAt, readyAt: this.readyAt,
-      nextRestartAt: this.nextRestartAt, lastExit: this.lastExit, exits: this.exits.list(), stderrRing: this.stderrRing, protocolFaults: this.protocolFaults,
+      nextRestartAt: this.nextRestartAt, lastExit: this.lastExit, exits: this.exits.list(), stderrRing: this.stderr.lines, protocolFaults: this.protocolFaults,
       ready: ready ? { client: this.currentClient, protocolVersion: this.protocolVersion, era: this.eraInfo, toolCount: this.toolList.length } : undefined,
       auth: this.opts.oauth?.status(),
       sandboxRun: this.sandboxKind,
@@ -145,7 +146,7 @@ export class ManagedServer extends EventEmitter<Events> {
 
   /** The full stderr ring (redacted), for a late-attaching view. */
   stderrTail(limit = STDERR_RING): string[] {
-    return this.stderrRing.slice(-limit);
+    return this.stderr.tail(limit);
   }
 
   /** Starts the server; resolves once it is ready, failed or stopped (never rejects). */
@@ -283,7 +284,7 @@ export class ManagedServer extends EventEmitter<Events> {
   /** An HTTP upstream that speaks the new era (new-era-run.ts): its v2 client, or undefined for the old era. */
   private async openNewEra(run: number, spec: HttpServerSpec, eras: UpstreamEras): Promise<UpstreamClient | undefined> {
     let refresh = (): void => {};
-    const res = await openNewEraRun({ id: this.id, spec, eras, channel: () => this.makeChannel('new'), log: (l) => run === this.run && this.appendStderr(run, l), onToolsChanged: () => refresh() });
+    const res = await openNewEraRun({ id: this.id, spec, eras, channel: () => this.makeChannel('new'), log: (l) => run === this.run && this.stderr.append(run, l), onToolsChanged: () => refresh() });
     if ('old' in res || run !== this.run) {
       if ('old' in res) this.eraInfo = { era: 'old', how: res.old === 'not-probed' ? 'handshake' : res.old };
       else void res.client.close().catch(() => {});
@@ -320,7 +321,7 @@ export class ManagedServer extends EventEmitter<Events> {
     const spec = this.spec;
     if (spec.kind === 'http') throw new Error('unreachable');
     const { child, boxed, runInfo } = spawnServerChild(spec, this.opts, run, this.startedAt, {
-      log: (line) => this.appendStderr(run, line),
+      log: (line) => this.stderr.append(run, line),
       exited: (reason, code, signal) => this.endRun(run, { code, signal, reason }),
       capReached: (why) => this.onCapReached(run, why),
     });
@@ -348,7 +349,7 @@ export class ManagedServer extends EventEmitter<Events> {
         channel,
       },
       {
-        log: (line) => run === this.run && this.appendStderr(run, line),
+        log: (line) => run === this.run && this.stderr.append(run, line),
         inbound: (msg) => {
           this.heardFromRun = true;
           this.protocolVersion ??= initializeVersion(msg);
@@ -384,7 +385,7 @@ export class ManagedServer extends EventEmitter<Events> {
       if (this.state === 'ready') this.emitStatus();
     } catch (err) {
       if (run !== this.run) return;
-      this.appendStderr(run, `[gatehouse] tools/list failed: ${(err as Error).message}`);
+      this.stderr.append(run, `[gatehouse] tools/list failed: ${(err as Error).message}`);
       if (this.eraInfo?.era === 'new' && this.eraInfo.how === 'remembered' && this.state !== 'ready') {
         // Adopting a remembered discovery costs no round trip, so a server that changed era shows
         // here, at its first request: forget the verdict and end the run (the restart probes).
@@ -396,7 +397,7 @@ export class ManagedServer extends EventEmitter<Events> {
 
   private onStartFailure(run: number, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
-    this.appendStderr(run, `[gatehouse] start failed: ${message}`);
+    this.stderr.append(run, `[gatehouse] start failed: ${message}`);
     if (err instanceof CommandNotFoundError || isPermanentSandboxError(err)) {
       // Restarting cannot make a missing program appear: fail now and say where we looked.
       this.permanentFailure = true;
@@ -413,7 +414,7 @@ export class ManagedServer extends EventEmitter<Events> {
         // Not one byte back: a Content-Length-only (LSP-style) server waits for a header it
         // never got. The next run writes Content-Length (and the one after, newline again).
         this.autoWriteFraming = this.autoWriteFraming === 'content-length' ? 'line' : 'content-length';
-        this.appendStderr(run, `[gatehouse] no output at all; next start writes ${this.autoWriteFraming} framing (set \`framing:\` in the profile to skip this)`);
+        this.stderr.append(run, `[gatehouse] no output at all; next start writes ${this.autoWriteFraming} framing (set \`framing:\` in the profile to skip this)`);
       }
       // Startup timeout or a broken handshake: the process is alive but useless. Its exit
       // (after the kill) ends the run and decides the restart.
@@ -432,7 +433,7 @@ export class ManagedServer extends EventEmitter<Events> {
    */
   private onUnsynchronised(run: number, reason: string): void {
     if (run !== this.run || this.runEnded.has(run) || this.stopping) return;
-    this.appendStderr(run, `[gatehouse] ${reason}; ending this run`);
+    this.stderr.append(run, `[gatehouse] ${reason}; ending this run`);
     this.pendingEndReason ??= reason;
     this.reason = reason;
     if (this.pgid !== undefined) this.killGroup(this.pgid, 'SIGKILL');
@@ -450,7 +451,7 @@ export class ManagedServer extends EventEmitter<Events> {
   private onCapReached(run: number, why: string): void {
     if (run !== this.run || this.capReached) return;
     this.capReached = this.pendingEndReason = `stopped: ${why}`;
-    this.appendStderr(run, `[gatehouse] ${this.capReached}`);
+    this.stderr.append(run, `[gatehouse] ${this.capReached}`);
     if (!this.runEnded.has(run) && this.pgid !== undefined) this.killGroup(this.pgid, 'SIGKILL');
   }
 
@@ -492,11 +493,11 @@ export class ManagedServer extends EventEmitter<Events> {
     this.killTimers = [];
     this.liveness?.stop();
     this.liveness = undefined;
-    const { info, line } = this.exits.end(run, exit, { startedAt: this.startedAt, pendingReason: this.pendingEndReason, stderrTail: this.stderrRing.slice(-EXIT_STDERR_LINES) });
+    const { info, line } = this.exits.end(run, exit, { startedAt: this.startedAt, pendingReason: this.pendingEndReason, stderrTail: this.stderr.tail(EXIT_STDERR_LINES) });
     const { reason, uptimeMs } = info;
     this.pendingEndReason = undefined;
     this.lastExit = info;
-    this.appendStderr(run, line);
+    this.stderr.append(run, line);
     // The leader's exit is not the group's: grandchildren (npx → node, a helper that ignores
     // SIGTERM) outlive it. They go with their parent, and stop() resolves only once they are
     // gone, so "stopped" means no process of the server is left.
@@ -542,7 +543,7 @@ export class ManagedServer extends EventEmitter<Events> {
       this.settleWaiters();
       return;
     }
-    const next = decideRestart({ reason, uptimeMs, attempt: this.attempt, policy: this.spec.restart, permanent: this.permanentFailure, capReached: this.capReached, stderrTail: this.stderrRing });
+    const next = decideRestart({ reason, uptimeMs, attempt: this.attempt, policy: this.spec.restart, permanent: this.permanentFailure, capReached: this.capReached, stderrTail: this.stderr.lines });
     [this.permanentFailure, this.capReached, this.attempt] = [false, undefined, next.attempt];
     if (next.state === 'failed') {
       this.setState('failed', next.reason);
@@ -584,13 +585,6 @@ export class ManagedServer extends EventEmitter<Events> {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = undefined;
     this.nextRestartAt = undefined;
-  }
-
-  private appendStderr(run: number, raw: string): void {
-    const line = this.opts.redactor.redactString(raw);
-    this.stderrRing.push(line);
-    if (this.stderrRing.length > STDERR_RING) this.stderrRing.splice(0, this.stderrRing.length - STDERR_RING);
-    this.opts.stderrBus.publish({ ts: Date.now(), session: this.opts.session, server: this.id, run, line });
   }
 
   private setState(state: ServerState, reason: string): void {
