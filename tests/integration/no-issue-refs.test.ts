@@ -1,4 +1,4 @@
-// No tracked file points a reader to a tracker entry ("see issue 11"): a newcomer cannot open
+// No tracked file points a reader to a tracker entry by its number: a newcomer cannot open
 // one. A comment, test name or log string cites what it relies on instead: a docs/ section, a
 // file, a spec section or a measured number (STYLE.md: comments say why and cite what can be
 // opened). The scan runs over every tracked file's text, so a probe line added anywhere fails it.
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-// "issue 11", "Issue 5,", "issues 10", "issue #3", "issue-9": the word, then a number.
+// The word (either case, singular or plural), then a number after a space, "#" or "-".
 const ISSUE_REF = /\b[Ii]ssues?[ #_-]*\d+\b/;
 
 /** Tracked paths allowed to keep such references, each with its reason. None today. */
