@@ -76,7 +76,7 @@ export interface LaunchOptions {
   /**
    * Resolve once every server is ready or has failed (default). `false`: resolve as soon as
    * the gateway can answer (HTTP listening); servers come up behind it and are announced with
-   * list_changed (issue 11: one slow server never holds up the gateway).
+   * list_changed (docs/gateway.md "Servers that are slow to start": one slow server never holds up the gateway).
    */
   waitForServers?: boolean;
 }
@@ -236,7 +236,7 @@ export class Host extends EventEmitter<HostEvents> {
         dataDir: this.dataDir,
         retention: retentionFromEnv(this.env),
         limits: auditLimitsFromEnv(this.env),
-        // SQLite off the protocol thread (issue 10); GATEHOUSE_AUDIT_THREAD=0 keeps it in this one.
+        // SQLite off the protocol thread (docs/gateway.md "Audit store"); GATEHOUSE_AUDIT_THREAD=0 keeps it in this one.
         ...(this.env.GATEHOUSE_AUDIT_THREAD === '0' ? {} : { thread: { entry: auditWriterEntry() } }),
       });
     } catch (err) {

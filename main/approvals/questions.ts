@@ -1,4 +1,4 @@
-// Questions a person answers in place of an agent's client (issue 5, Approvals): a server's
+// Questions a person answers in place of an agent's client (docs/gateway.md "Questions from servers"): a server's
 // `elicitation/create` (MCP 2025-11-25 client/elicitation, form and URL mode) or
 // `sampling/createMessage` (client/sampling) that no connected client can answer. Pure
 // functions: the checks an answer must pass and the protocol result it becomes. The broker

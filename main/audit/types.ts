@@ -135,7 +135,7 @@ export interface DecisionRecord {
   reason?: string;
   /** The rule that matched (its index or glob), for "why was this allowed". */
   rule?: string;
-  /** SHA-256 of canonical tool name + canonical JSON args (issue 3). */
+  /** SHA-256 of canonical tool name + canonical JSON args (docs/gateway.md "Governance"). */
   fingerprint?: string;
   /** `policy`, `user`, `remembered`, `tty`, `timeout`, … */
   answeredBy?: string;

@@ -1,7 +1,7 @@
 // The schema form's model, free of React: JSON Schema → fields → form values → JSON arguments,
 // with validation messages that say what was expected and what was found.
 //
-// Scope (issue 5): strings, numbers/integers with bounds, booleans, enums, arrays of scalars
+// Scope: strings, numbers/integers with bounds, booleans, enums, arrays of scalars
 // or objects, nested objects, required markers, descriptions, defaults. Anything else (oneOf,
 // tuple arrays, additionalProperties maps, …) becomes a raw JSON field rather than a guess.
 // Local `$ref`s (`#/$defs/…`, `#/definitions/…`) are followed, with a depth cap for cycles.

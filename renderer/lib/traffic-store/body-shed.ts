@@ -1,4 +1,4 @@
-// Memory per held row (issue 12): a live row keeps its fields, not its message. The body stays
+// Memory per held row (docs/ui-layout.md "Traffic's memory and render path"): a live row keeps its fields, not its message. The body stays
 // in the host (the tap's ring, then the audit store) and is fetched when shown (bodies.ts).
 // What the row still needs from its message — the summary's pieces, what linking reads on a
 // rebuild (ids, progress token, error) — is taken here, as small fresh strings, before the

@@ -1,4 +1,4 @@
-// How the Traffic store links messages into calls (issue 5, issue 10): the indexes from a
+// How the Traffic store links messages into calls (docs/gateway.md "Every call is an exchange"): the indexes from a
 // request's id, progress token and exchange to its row, and what each arriving request,
 // notification and response does to the call it belongs to. The store owns the rows and the
 // visible list; this owns who belongs to whom.

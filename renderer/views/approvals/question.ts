@@ -1,4 +1,4 @@
-// Sampling and elicitation requests a person answers in the inbox (issue 5, Approvals): what
+// Sampling and elicitation requests a person answers in the inbox (docs/gateway.md "Questions from servers"): what
 // the card shows and the answer it sends, free of React. The host checks every answer again
 // (main/approvals/questions.ts); this side only helps the person get it right first time.
 import { MAX_SAMPLING_REPLY_CHARS } from '../../../common/host-api';

@@ -1,4 +1,4 @@
-// Traffic (issue 5): one merged, live timeline of every JSON-RPC message across agent sessions
+// Traffic (docs/ui-layout.md): one merged, live timeline of every JSON-RPC message across agent sessions
 // and servers: dense, paired, causal, persistent. Rows live in the TrafficStore; this view reads
 // it once per animation frame (useFrameVersion) and renders only the visible rows.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
