@@ -1,10 +1,12 @@
 // The audit store's public shapes: what the writer accepts, what queries return, and
 // the filters they take. Rows come back camelCased with SQL NULLs omitted, so a row
 // serializes to the same JSON whether it came from a query or an export.
+import type { Verdict } from '../../common/host-api-shapes';
 import type { TrafficDirection, TrafficKind } from '../protocol/types';
 
 export type SessionKind = 'launch' | 'gateway' | 'serve';
-export type PolicyDecision = 'ALLOW' | 'APPROVAL' | 'DENY';
+/** The verdict (common/host-api-shapes.ts's DecisionSchema). */
+export type PolicyDecision = Verdict;
 /**
  * What finally happened to a governed call. The known values are listed so editors
  * complete them; the approvals broker may add more (a string is stored as-is).
