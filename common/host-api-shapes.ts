@@ -115,7 +115,7 @@ export const ServerStatusSchema = z.object({
   protocolFaults: z.number(),
   serverInfo: z.object({ name: z.string(), version: z.string() }).loose().optional(),
   protocolVersion: z.string().optional(),
-  /** The protocol era of the ready run (new: 2026-07-28 and later, stateless), and how it was known. */
+  /** The protocol era of the ready run (which versions are new: common/protocol-era.ts), and how it was known. */
   era: z.object({ era: z.enum(['old', 'new']), how: z.enum(['remembered', 'probed', 'handshake']) }).optional(),
   capabilities: z.record(z.string(), z.unknown()).optional(),
   toolCount: z.number().optional(),

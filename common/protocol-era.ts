@@ -1,4 +1,4 @@
-// Which MCP protocol versions are the new era (MCP 2026-07-28 and later: stateless, `_meta`,
+// Which MCP protocol versions are the new era (MCP 2026-07-28: stateless, `_meta`,
 // `server/discover`, input_required); every other version is the old era (2025-11-25 and
 // before: `initialize` and sessions). One rule for the gateway (main/gateway/era.ts, which
 // serves exactly these) and the window (renderer/lib/era.ts, which labels them).
