@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { DeciderSchema, ExchangeOutcomeSchema, Verdict } from '../../common/host-api-shapes';
+import type { ExchangeRecord } from '../audit/types';
 import type { ExchangeStamp } from '../protocol/types';
 
 /** Who decided and how an exchange ended: the enums are common/host-api-shapes.ts's. */
@@ -259,7 +260,7 @@ function key(server: string, id: RequestId, space = ''): string {
 export class CancelledError extends Error {}
 
 /** The exchange as one flat row (the audit store's `exchanges` table, the host API). */
-export function exchangeRecord(ex: Exchange) {
+export function exchangeRecord(ex: Exchange): ExchangeRecord {
   return {
     id: ex.id,
     ts: ex.receivedAt,
