@@ -23,6 +23,7 @@ import type { SecretStore } from './auth/secret-store';
 import { StderrBus, TrafficTap } from './protocol/traffic-tap';
 import { Supervisor } from './supervisor/supervisor';
 import type { ServerStatus } from './supervisor/types';
+import { decisionPayload } from './gateway/decision-event';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
 import { exchangeRecord, type Exchange } from './gateway/exchanges';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
@@ -370,23 +371,7 @@ export class Host extends EventEmitter<HostEvents> {
     supervisor.on('run-ended', (server, r, e) =>
       writer.serverRunEnded({ session: id, server, run: r.run, endedAt: e.at, exitCode: e.code, signal: e.signal, reason: e.reason }),
     );
-    gateway.on('decision', (d) =>
-      writer.decision({
-        ts: d.ts,
-        session: d.session,
-        agentSession: d.agentSession,
-        exchange: d.exchange,
-        tool: d.tool,
-        server: d.server,
-        decision: d.decision,
-        outcome: d.outcome,
-        reason: d.reason,
-        rule: d.rule,
-        fingerprint: d.fingerprint,
-        answeredBy: d.answeredBy,
-        args: d.args,
-      }),
-    );
+    gateway.on('decision', (d) => writer.decision(decisionPayload(d)));
     // One row per call, from arrival (pending) to its end: calls that never reached a server too.
     gateway.exchanges.on('opened', (ex) => writer.exchange(exchangeRecord(ex)));
     // On the next turn: the answer's wire size is known once the channel has written it. A row

@@ -19,12 +19,14 @@
 // order of the inputs; of two tools with one canonical name, the first in that order is kept.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CAPABILITIES_TOOL } from '../policy/engine';
 import type { ToolSurface } from '../profiles/types';
 
 export const ADVERTISED_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export const FRIENDLY_META_KEY = 'gatehouse/friendlyName';
 export const CANONICAL_META_KEY = 'gatehouse/canonicalName';
-export const CAPABILITIES_TOOL = 'gatehouse.capabilities';
+// Declared by the policy engine, which always allows it (main/policy/engine.ts).
+export { CAPABILITIES_TOOL };
 
 export interface SurfaceInput {
   serverId: string;
