@@ -28,7 +28,7 @@ import {
 import type { Host, Launch } from '../host';
 import { defaultProfileDirs, listProfiles } from '../profiles/registry';
 import { ProfileError } from '../profiles/profile-error';
-import { toAdvertised } from '../gateway/tool-surface';
+import { toAdvertised } from '../protocol/tool-names';
 import type { ApprovalEvent, PendingApproval } from '../approvals/broker';
 import { acceptAnswer, questionChoice } from '../approvals/questions';
 import type { DecisionEvent } from '../gateway/gateway';
