@@ -13,7 +13,6 @@ import type { ImportFormat, ImportOptions, ImportResult, ImportedSecret } from '
 import { AUTH_HEADER_ARG, AUTH_SCHEME, HEADER_FLAG, HEADER_FLAG_EQ, TOKEN_SHAPES, WHOLE_ENV_REF, WHOLE_SECRET_REF, isSecretName, isTrivialValue, looksLikeToken, segments } from './secret-rule';
 
 export { isSecretName } from './secret-rule';
-export { finishDraft, jsonEntryDraft, type JsonEntryHooks } from './json-entry';
 
 /** The source cannot be read as the format at all (syntax error, wrong top-level shape). */
 export class ImportError extends Error {}
