@@ -1,4 +1,4 @@
-// The fault benchmark (issue 11): the other server's latency while one server misbehaves.
+// The fault benchmark (docs/gateway.md "Limits under faults and load"): the other server's latency while one server misbehaves.
 // `node bench/run.mjs --faults` (or `node bench/faults.mjs`). A benchmark, not a test: figures and
 // PASS/MISS lines against the aims (p99 ≤ 100 ms during each fault, gateway RSS < 250 MB), exit 0.
 //
@@ -116,6 +116,6 @@ export async function runFaultBench({ seconds = 5, only } = {}) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { table, aims } = await runFaultBench();
-  process.stdout.write(`\n${table}\n\nAims (issue 11):\n${aims}\n`);
+  process.stdout.write(`\n${table}\n\nAims (one server misbehaving):\n${aims}\n`);
   process.exit(0);
 }

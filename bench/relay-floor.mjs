@@ -1,4 +1,4 @@
-// The floor for one stdio hop (issue 10): a bare Node relay that spawns the server and parses
+// The floor for one stdio hop: a bare Node relay that spawns the server and parses
 // and re-serialises every newline-delimited message both ways, nothing else. What the stdio
 // gateway adds over direct stdio is compared with what this adds.
 //   node bench/relay-floor.mjs <command> [args…]

@@ -1,11 +1,11 @@
 // `npm run bench`: tools/call of server-everything's `echo`, measured with the SDK's own Client,
-// directly over stdio and through every front we care about (issue 3, "Proof → Performance").
+// directly over stdio and through every front we care about.
 // A benchmark, not a test (STYLE.md): ratios against baselines measured in this same run, aims
 // printed as PASS/MISS lines, exit 0 either way. Everything listens on 127.0.0.1 and everything
 // this script starts is killed at the end, also on Ctrl-C.
 //
 //   node bench/run.mjs [--quick] [--rounds N] [--only id,id] [--no-write]
-//   node bench/run.mjs --faults    the other server's p50/p99 during each fault (bench/faults.mjs, issue 11)
+//   node bench/run.mjs --faults    the other server's p50/p99 during each fault (bench/faults.mjs)
 //
 // Per target: warm-up, sequential calls (p50/p99), then calls/s with 32 requests in flight on
 // ONE client session (32 concurrent callers sharing one SDK Client), then the peak RSS (VmHWM)
@@ -223,7 +223,7 @@ function writeProfile(dir) {
   return file;
 }
 
-// Launch consent (issue 16): the bench pins its profile the way a user would, with the real CLI,
+// Launch consent (docs/trust.md): the bench pins its profile the way a user would, with the real CLI,
 // before the gateway starts; an unpinned server is held and its tools never listed.
 function trustProfile(profile, dataDir) {
   const r = spawnSync(process.execPath, [cliEntry, 'trust', 'accept', '--profile', profile, '--data-dir', dataDir], { encoding: 'utf8' });
@@ -466,7 +466,7 @@ function aims(results) {
   return lines.join('\n');
 }
 
-/** Issue 10's aims: the stdio hop against the bare relay, HTTP against the floor and supergateway. */
+/** The relay aims: the stdio hop against the bare relay, HTTP against the floor and supergateway. */
 function aims10(results) {
   const direct = results.get('direct');
   const relay = results.get('relay');
@@ -517,10 +517,10 @@ async function main() {
   if (opts.faults) {
     const { runFaultBench } = await import('./faults.mjs');
     const { table, aims } = await runFaultBench({ seconds: quick ? 3 : 5, only: opts.only?.split(',') });
-    process.stdout.write(`\n${table}\n\nAims (issue 11):\n${aims}\n`);
+    process.stdout.write(`\n${table}\n\nAims (one server misbehaving):\n${aims}\n`);
     if (!opts['no-write'] && !quick && !opts.only) {
       const machine = `${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}`;
-      const md = `# Fault benchmark\n\n${new Date().toISOString()} · ${machine}\n\nThe good server's tools/call latency (SDK Client over the stdio gateway, sequential calls for 5 s) while the other server misbehaves; gateway peak RSS = VmHWM. A shared machine: compare rows of one run, not runs.\n\n${table}\n\nAims (issue 11):\n\n\`\`\`\n${aims}\n\`\`\`\n`;
+      const md = `# Fault benchmark\n\n${new Date().toISOString()} · ${machine}\n\nThe good server's tools/call latency (SDK Client over the stdio gateway, sequential calls for 5 s) while the other server misbehaves; gateway peak RSS = VmHWM. A shared machine: compare rows of one run, not runs.\n\n${table}\n\nAims (one server misbehaving):\n\n\`\`\`\n${aims}\n\`\`\`\n`;
       writeFileSync(path.join(root, 'bench/FAULTS.md'), md);
       process.stderr.write('bench: wrote bench/FAULTS.md\n');
     }
@@ -553,12 +553,12 @@ async function main() {
   const tableText = table(results);
   const aimText = aims(results);
   const aim10Text = aims10(results);
-  const out = `\n${tableText}\n\nAims (issue 10):\n${aim10Text}\n\nAims (issue 3):\n${aimText}\n`;
+  const out = `\n${tableText}\n\nAims (bare relay and floor):\n${aim10Text}\n\nAims (direct stdio and supergateway):\n${aimText}\n`;
   process.stdout.write(out);
   if (!opts['no-write'] && !quick) {
     const load = os.loadavg().map((x) => x.toFixed(2)).join(' / ');
     const shared = `The machine is shared with other work while this runs (load average at the end ${load}): read the ratios, measured in one run, not the absolute figures.`;
-    const md = `# Benchmark results\n\n${when} · ${os.hostname()} · ${machine}\n\n${method}\n\n${shared}\n\n${tableText}\n\nAims (issue 10, audit on everywhere):\n\n\`\`\`\n${aim10Text}\n\`\`\`\n\nAims (issue 3):\n\n\`\`\`\n${aimText}\n\`\`\`\n`;
+    const md = `# Benchmark results\n\n${when} · ${os.hostname()} · ${machine}\n\n${method}\n\n${shared}\n\n${tableText}\n\nAims (bare relay and floor, audit on everywhere):\n\n\`\`\`\n${aim10Text}\n\`\`\`\n\nAims (direct stdio and supergateway):\n\n\`\`\`\n${aimText}\n\`\`\`\n`;
     // `npm run bench:ui` keeps its own section (bench/ui/), and the notes written below it are
     // people's: carry both over, from the section's marker to the end of the file.
     const prev = existsSync(path.join(root, 'bench/RESULTS.md')) ? readFileSync(path.join(root, 'bench/RESULTS.md'), 'utf8') : '';

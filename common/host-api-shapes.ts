@@ -6,7 +6,20 @@ import { z } from 'zod';
 // ---- shared shapes ---------------------------------------------------------------------------
 
 export const ServerStateSchema = z.enum(['starting', 'ready', 'restarting', 'stopping', 'stopped', 'failed']);
+/** The wire-level verdict, as the gateway, traffic tap and audit record it. */
 export const DecisionSchema = z.enum(['ALLOW', 'APPROVAL', 'DENY']);
+export type Verdict = z.infer<typeof DecisionSchema>;
+/** Who made the decision that let a call through or stopped it (main/gateway/exchanges.ts). */
+export const DeciderSchema = z.enum(['rule', 'person', 'timeout', 'no_approver', 'cancelled', 'gateway']);
+/**
+ * How an exchange ended: answered (`ok`, or `error` for a JSON-RPC error or a tool error the
+ * server returned), stopped before the server (`denied`, `unavailable`), or cut short
+ * (`timeout`: the server did not answer in time; `cancelled`: the agent cancelled;
+ * `aborted`: the server went away while the call was in flight).
+ */
+export const ExchangeOutcomeSchema = z.enum(['ok', 'error', 'denied', 'unavailable', 'timeout', 'cancelled', 'aborted']);
+/** A decision's outcome; `answered` / `declined`: a person answered a server's sampling or elicitation request (the inbox). */
+export const DecisionOutcomeSchema = z.enum(['allowed', 'denied', 'approved', 'timeout', 'no_approver', 'cancelled', 'unavailable', 'error', 'answered', 'declined']);
 export const ToolSurfaceSchema = z.enum(['friendly', 'canonical', 'both']);
 export const DirectionSchema = z.enum(['agent_to_gateway', 'gateway_to_agent', 'gateway_to_server', 'server_to_gateway']);
 export const TrafficKindSchema = z.enum(['request', 'notification', 'response', 'error', 'fault']);
@@ -102,7 +115,7 @@ export const ServerStatusSchema = z.object({
   protocolFaults: z.number(),
   serverInfo: z.object({ name: z.string(), version: z.string() }).loose().optional(),
   protocolVersion: z.string().optional(),
-  /** The protocol era of the ready run (new: 2026-07-28 and later, stateless), and how it was known. */
+  /** The protocol era of the ready run (which versions are new: common/protocol-era.ts), and how it was known. */
   era: z.object({ era: z.enum(['old', 'new']), how: z.enum(['remembered', 'probed', 'handshake']) }).optional(),
   capabilities: z.record(z.string(), z.unknown()).optional(),
   toolCount: z.number().optional(),
@@ -177,12 +190,12 @@ export const ExchangeSchema = z.object({
   downstreamId: z.union([z.string(), z.number()]).optional(),
   upstreamId: z.union([z.string(), z.number()]).optional(),
   decision: DecisionSchema.optional(),
-  /** Who decided: rule, person, timeout, no_approver, cancelled, gateway. */
+  /** Who decided (DeciderSchema); a string on the wire: stored rows are read back as text. */
   decidedBy: z.string().optional(),
   rule: z.string().optional(),
   answeredBy: z.string().optional(),
   reason: z.string().optional(),
-  /** pending, ok, error, denied, unavailable, timeout, cancelled, aborted. */
+  /** `pending`, then one of ExchangeOutcomeSchema; a string on the wire: stored rows are read back as text. */
   outcome: z.string(),
   error: z.string().optional(),
   decidedAt: z.number().optional(),
@@ -285,7 +298,7 @@ export const DecisionEventSchema = z.object({
   advertisedName: z.string().optional(),
   server: z.string(),
   decision: DecisionSchema,
-  outcome: z.string(),
+  outcome: DecisionOutcomeSchema,
   reason: z.string(),
   rule: z.string().optional(),
   fingerprint: z.string(),

@@ -84,7 +84,7 @@ export const commands = {
     output: LaunchSummarySchema,
   },
   'profiles:stop': { input: LaunchRef, output: z.object({ ok: z.literal(true) }) },
-  /** Import an existing MCP client configuration (issue 6) from its text. */
+  /** Import an existing MCP client configuration from its text. */
   'profiles:import': {
     input: z.object({ fileName: z.string().min(1), text: z.string().max(1_000_000) }).strict(),
     output: z.object({ file: z.string(), name: z.string(), warnings: z.array(z.string()) }),
@@ -205,7 +205,7 @@ export const commands = {
    * fails. Run once per host (they fork bwrap and python3); `refresh` runs them again.
    */
   'doctor:run': { input: z.object({ refresh: z.boolean().optional() }).strict(), output: DoctorReportSchema },
-  /** Terminals (issue 6): agents and shells in a pty, wired to the launch's gateway. */
+  /** Terminals: agents and shells in a pty, wired to the launch's gateway. */
   'terminals:list': { input: z.object({ launchId: z.string().optional() }).strict(), output: z.array(TerminalSummarySchema) },
   'terminals:presets': { input: LaunchRef, output: z.array(PresetAvailabilitySchema) },
   'terminals:open': {

@@ -23,6 +23,7 @@ import type { SecretStore } from './auth/secret-store';
 import { StderrBus, TrafficTap } from './protocol/traffic-tap';
 import { Supervisor } from './supervisor/supervisor';
 import type { ServerStatus } from './supervisor/types';
+import { decisionPayload } from './gateway/decision-event';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
 import { exchangeRecord, type Exchange } from './gateway/exchanges';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
@@ -76,7 +77,7 @@ export interface LaunchOptions {
   /**
    * Resolve once every server is ready or has failed (default). `false`: resolve as soon as
    * the gateway can answer (HTTP listening); servers come up behind it and are announced with
-   * list_changed (issue 11: one slow server never holds up the gateway).
+   * list_changed (docs/gateway.md "Servers that are slow to start": one slow server never holds up the gateway).
    */
   waitForServers?: boolean;
 }
@@ -236,7 +237,7 @@ export class Host extends EventEmitter<HostEvents> {
         dataDir: this.dataDir,
         retention: retentionFromEnv(this.env),
         limits: auditLimitsFromEnv(this.env),
-        // SQLite off the protocol thread (issue 10); GATEHOUSE_AUDIT_THREAD=0 keeps it in this one.
+        // SQLite off the protocol thread (docs/gateway.md "Audit store"); GATEHOUSE_AUDIT_THREAD=0 keeps it in this one.
         ...(this.env.GATEHOUSE_AUDIT_THREAD === '0' ? {} : { thread: { entry: auditWriterEntry() } }),
       });
     } catch (err) {
@@ -370,23 +371,7 @@ export class Host extends EventEmitter<HostEvents> {
     supervisor.on('run-ended', (server, r, e) =>
       writer.serverRunEnded({ session: id, server, run: r.run, endedAt: e.at, exitCode: e.code, signal: e.signal, reason: e.reason }),
     );
-    gateway.on('decision', (d) =>
-      writer.decision({
-        ts: d.ts,
-        session: d.session,
-        agentSession: d.agentSession,
-        exchange: d.exchange,
-        tool: d.tool,
-        server: d.server,
-        decision: d.decision,
-        outcome: d.outcome,
-        reason: d.reason,
-        rule: d.rule,
-        fingerprint: d.fingerprint,
-        answeredBy: d.answeredBy,
-        args: d.args,
-      }),
-    );
+    gateway.on('decision', (d) => writer.decision(decisionPayload(d)));
     // One row per call, from arrival (pending) to its end: calls that never reached a server too.
     gateway.exchanges.on('opened', (ex) => writer.exchange(exchangeRecord(ex)));
     // On the next turn: the answer's wire size is known once the channel has written it. A row

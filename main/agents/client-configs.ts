@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { appRoot, dataDir as defaultDataDir } from '../paths';
-import { isObject } from '../profiles/importers/common';
+import { isObject } from '../base/is-object';
 import { editJsonc, JsoncMergeError, valueAt, type JsoncChange } from './jsonc-merge';
 
 export const CLIENTS = ['claude-code', 'codex', 'gemini', 'vscode', 'cursor', 'claude-desktop'] as const;

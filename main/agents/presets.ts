@@ -1,4 +1,4 @@
-// Agent presets: how each agent CLI is pointed at the gateway (issue 6), never at the servers.
+// Agent presets: how each agent CLI is pointed at the gateway, never at the servers.
 //
 // - Claude Code: `--mcp-config FILE --strict-mcp-config` (a 0600 file in a private run folder).
 // - Codex: `-c mcp_servers.gatehouse.url=…` and `bearer_token_env_var`, the token in the env.

@@ -1,4 +1,4 @@
-// The host-API commands of issue 14 against a real Host and the local OAuth servers: Sign in /
+// The sign-in and secrets host-API commands (docs/auth.md) against a real Host and the local OAuth servers: Sign in /
 // Sign out, the Secrets panel's commands, and that no value or token is ever in an answer or
 // an event a window receives (the dispatcher validates every output against the contract).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The Tool console's calls, kept by the host (issue 12): a call runs in the host, so it outlives
+// The Tool console's calls, kept by the host (docs/ui-layout.md "What survives a reload, a second window or navigation"): a call runs in the host, so it outlives
 // the window that started it. A reload (or a second window) finds it still pending, then its
 // result, by its exchange id — the window itself keeps only drafts.
 //

@@ -5,7 +5,7 @@ import type { TerminalRecord } from '../agents/terminal-manager';
 import type { CommandOutput, EventPayload } from '../../common/host-api';
 import type { Launch } from '../host';
 import type { PendingApproval } from '../approvals/broker';
-import type { DecisionEvent } from '../gateway/gateway';
+import { decisionPayload, type DecisionEvent } from '../gateway/decision-event';
 import type { ServerStatus } from '../supervisor/types';
 import type { MessageRow } from '../audit/types';
 import type { TrafficEvent } from '../protocol/types';
@@ -90,25 +90,8 @@ export function pendingApproval(p: PendingApproval): PendingOut {
   return out;
 }
 
-export function decisionEvent(d: DecisionEvent): EventPayload<'decision:made'> {
-  const out: EventPayload<'decision:made'> = {
-    ts: d.ts,
-    session: d.session,
-    exchange: d.exchange,
-    tool: d.tool,
-    server: d.server,
-    decision: d.decision,
-    outcome: d.outcome,
-    reason: d.reason,
-    fingerprint: d.fingerprint,
-    args: d.args,
-  };
-  if (d.agentSession !== undefined) out.agentSession = d.agentSession;
-  if (d.advertisedName !== undefined) out.advertisedName = d.advertisedName;
-  if (d.rule !== undefined) out.rule = d.rule;
-  if (d.answeredBy !== undefined) out.answeredBy = d.answeredBy;
-  return out;
-}
+/** The `decision:made` payload: main/gateway/decision-event.ts picks the wire's fields. */
+export const decisionEvent: (d: DecisionEvent) => EventPayload<'decision:made'> = decisionPayload;
 
 export function profileSummary(e: ProfileEntry): ProfileSummary {
   const out: ProfileSummary = { name: e.name, file: e.file, servers: [...e.servers] };

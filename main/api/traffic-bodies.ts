@@ -1,4 +1,4 @@
-// Message bodies for the Traffic view (issue 12): the window keeps only each row's fields
+// Message bodies for the Traffic view (docs/ui-layout.md "Traffic's memory and render path"): the window keeps only each row's fields
 // (summary, sizes, times, decision, status) and asks here for a body when it shows one (the
 // detail pane, replay, diff, export) or searches over bodies. A body is kept once, in the
 // host: the tap's ring for recent traffic, the audit store (SQLite) for what the ring let go.

@@ -1,5 +1,5 @@
 // ApprovalBroker.ask: sampling and elicitation questions a person answers in the inbox
-// (issue 5, Approvals), and the answer checks of questions.ts.
+// (docs/gateway.md "Questions from servers"), and the answer checks of questions.ts.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApprovalBroker, NO_APPROVER_REASON, type ApprovalEvent, type AskRequest } from './broker';
 import { HUMAN_MODEL, MAX_SAMPLING_REPLY_BYTES, acceptAnswer, validateElicitationContent } from './questions';

@@ -1,41 +1,26 @@
-// Questions a person answers in place of an agent's client (issue 5, Approvals): a server's
+// Questions a person answers in place of an agent's client (docs/gateway.md "Questions from servers"): a server's
 // `elicitation/create` (MCP 2025-11-25 client/elicitation, form and URL mode) or
 // `sampling/createMessage` (client/sampling) that no connected client can answer. Pure
 // functions: the checks an answer must pass and the protocol result it becomes. The broker
 // (ApprovalBroker.ask) and the host API dispatcher both use them, so a window learns why an
 // answer was refused before anything is settled.
 
+import type { z } from 'zod';
+import type { ApprovalQuestionSchema, ElicitationFormQuestionSchema, ElicitationUrlQuestionSchema, SamplingQuestionSchema } from '../../common/host-api-shapes';
+import { isObject } from '../base/is-object';
+
 export type QuestionKind = 'sampling' | 'elicitation';
 
+// The question shapes are the host API's (common/host-api-shapes.ts): a window shows the same
+// params the server sent (redacted).
 /** `elicitation/create` params in form mode (mode absent or 'form'). */
-export interface ElicitationFormQuestion {
-  mode?: 'form';
-  message: string;
-  requestedSchema: Record<string, unknown>;
-  [key: string]: unknown;
-}
-
+export type ElicitationFormQuestion = z.infer<typeof ElicitationFormQuestionSchema>;
 /** `elicitation/create` params in URL mode: the person opens the URL; the answer carries no content. */
-export interface ElicitationUrlQuestion {
-  mode: 'url';
-  message: string;
-  url: string;
-  elicitationId?: string;
-  [key: string]: unknown;
-}
-
+export type ElicitationUrlQuestion = z.infer<typeof ElicitationUrlQuestionSchema>;
 export type ElicitationQuestion = ElicitationFormQuestion | ElicitationUrlQuestion;
-
 /** `sampling/createMessage` params, as the server sent them (redacted). */
-export interface SamplingQuestion {
-  messages: unknown[];
-  systemPrompt?: string;
-  maxTokens?: number;
-  modelPreferences?: unknown;
-  [key: string]: unknown;
-}
-
-export type Question = ElicitationQuestion | SamplingQuestion;
+export type SamplingQuestion = z.infer<typeof SamplingQuestionSchema>;
+export type Question = z.infer<typeof ApprovalQuestionSchema>;
 
 /** How a person answers a question; `allow_once` / `deny` are accepted as accept / decline. */
 export type QuestionChoice = 'accept' | 'decline' | 'cancel';
@@ -64,7 +49,7 @@ export function questionChoice(choice: unknown): QuestionChoice | undefined {
 }
 
 export function isUrlElicitation(q: unknown): q is ElicitationUrlQuestion {
-  return isObj(q) && q.mode === 'url';
+  return isObject(q) && q.mode === 'url';
 }
 
 export type AnswerCheck = { ok: true; result: Record<string, unknown> } | { ok: false; error: string };
@@ -76,7 +61,7 @@ export type AnswerCheck = { ok: true; result: Record<string, unknown> } | { ok: 
  */
 export function acceptAnswer(kind: QuestionKind, question: unknown, content: unknown): AnswerCheck {
   if (kind === 'sampling') {
-    if (!isObj(content) || typeof content.text !== 'string') return { ok: false, error: 'a sampling reply needs content {text: string}' };
+    if (!isObject(content) || typeof content.text !== 'string') return { ok: false, error: 'a sampling reply needs content {text: string}' };
     const extra = Object.keys(content).filter((k) => k !== 'text');
     if (extra.length) return { ok: false, error: `a sampling reply takes only {text}, not ${extra.join(', ')}` };
     const text = content.text;
@@ -86,12 +71,12 @@ export function acceptAnswer(kind: QuestionKind, question: unknown, content: unk
     return { ok: true, result: { role: 'assistant', content: { type: 'text', text }, model: HUMAN_MODEL, stopReason: 'endTurn' } };
   }
   if (isUrlElicitation(question)) {
-    if (content !== undefined && !(isObj(content) && Object.keys(content).length === 0)) {
+    if (content !== undefined && !(isObject(content) && Object.keys(content).length === 0)) {
       return { ok: false, error: 'a URL elicitation is accepted or declined; it takes no content' };
     }
     return { ok: true, result: { action: 'accept' } };
   }
-  const schema = isObj(question) ? question.requestedSchema : undefined;
+  const schema = isObject(question) ? question.requestedSchema : undefined;
   const error = validateElicitationContent(schema, content ?? {});
   if (error) return { ok: false, error };
   return { ok: true, result: { action: 'accept', content: content ?? {} } };
@@ -105,14 +90,14 @@ export function acceptAnswer(kind: QuestionKind, question: unknown, content: unk
  * Returns why it does not fit, or undefined.
  */
 export function validateElicitationContent(schema: unknown, content: unknown): string | undefined {
-  if (!isObj(content)) return 'content must be an object of field values';
-  const s = isObj(schema) ? schema : {};
-  const props = isObj(s.properties) ? s.properties : {};
+  if (!isObject(content)) return 'content must be an object of field values';
+  const s = isObject(schema) ? schema : {};
+  const props = isObject(s.properties) ? s.properties : {};
   const required = Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === 'string') : [];
   for (const key of required) if (content[key] === undefined || content[key] === null) return `'${key}' is required`;
   for (const [key, value] of Object.entries(content)) {
     const p = props[key];
-    if (!isObj(p)) return `'${key}' is not a field of the requested schema`;
+    if (!isObject(p)) return `'${key}' is not a field of the requested schema`;
     if (value === undefined) continue;
     const err = checkValue(p, value);
     if (err) return `'${key}' ${err}`;
@@ -125,7 +110,7 @@ export function allowedValues(p: Record<string, unknown>): unknown[] | undefined
   if (Array.isArray(p.enum)) return p.enum;
   for (const key of ['oneOf', 'anyOf'] as const) {
     const alts = p[key];
-    if (Array.isArray(alts) && alts.length > 0 && alts.every((a) => isObj(a) && 'const' in a)) return alts.map((a) => (a as { const: unknown }).const);
+    if (Array.isArray(alts) && alts.length > 0 && alts.every((a) => isObject(a) && 'const' in a)) return alts.map((a) => (a as { const: unknown }).const);
   }
   return undefined;
 }
@@ -154,7 +139,7 @@ function checkValue(p: Record<string, unknown>, v: unknown): string | undefined 
       return typeof v === 'boolean' ? undefined : `must be true or false, found ${kindOf(v)}`;
     case 'array': {
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return 'must be a list of strings';
-      const items = isObj(p.items) ? allowedValues(p.items) : undefined;
+      const items = isObject(p.items) ? allowedValues(p.items) : undefined;
       const bad = items ? v.find((x) => !items.includes(x)) : undefined;
       if (bad !== undefined) return `has ${JSON.stringify(bad)}, which is not one of ${items!.map((a) => JSON.stringify(a)).join(', ')}`;
       if (typeof p.minItems === 'number' && v.length < p.minItems) return `needs at least ${p.minItems} item(s)`;
@@ -191,6 +176,3 @@ function kindOf(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v;
 }
 
-export function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -3,7 +3,7 @@
 // the question a person is answering. What a person approves is shown whole, wrapped and paged
 // (fullLines, tty-approver.ts); questions' messages are still cut (formatText).
 import { showHidden, textFlags } from '../../common/visible-text';
-import { isObj } from './questions';
+import { isObject } from '../base/is-object';
 
 const LINE_CHARS = 160;
 
@@ -80,7 +80,7 @@ export function cut(line: string): string {
 export function contentText(c: unknown): string {
   if (Array.isArray(c)) return c.map(contentText).join('\n');
   if (typeof c === 'string') return c;
-  if (!isObj(c)) return '';
+  if (!isObject(c)) return '';
   if (c.type === 'text' && typeof c.text === 'string') return c.text;
   return `[${typeof c.type === 'string' ? c.type : 'content'}${typeof c.mimeType === 'string' ? ` ${c.mimeType}` : ''}]`;
 }

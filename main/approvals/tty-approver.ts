@@ -8,7 +8,8 @@ import type tty from 'node:tty';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import type { ApprovalBroker, ApprovalChoice, PendingApproval } from './broker';
-import { acceptAnswer, isObj, isUrlElicitation } from './questions';
+import { isObject } from '../base/is-object';
+import { acceptAnswer, isUrlElicitation } from './questions';
 import { cut, formatText, indent, safeJson, sanitize } from './terminal-text';
 import { readField, renderField } from './tty-form-field';
 import { describe, renderQuestion, toolPrompt } from './tty-prompts';
@@ -142,8 +143,8 @@ export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptio
   const cancel = () => void answer('cancel');
 
   const elicitationForm = (q: Record<string, unknown>) => {
-    const schema = isObj(q.requestedSchema) ? q.requestedSchema : {};
-    const props = isObj(schema.properties) ? schema.properties : {};
+    const schema = isObject(q.requestedSchema) ? q.requestedSchema : {};
+    const props = isObject(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
     const keys = Object.keys(props);
     let content: Record<string, unknown> = {};
@@ -151,7 +152,7 @@ export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptio
     const askField = (): void => {
       if (i >= keys.length) return confirm();
       const key = keys[i]!;
-      const prop = isObj(props[key]) ? props[key] : {};
+      const prop = isObject(props[key]) ? props[key] : {};
       const isRequired = required.has(key);
       const prompt = '  › ';
       write(renderField(key, prop, isRequired, i + 1, keys.length));
@@ -256,7 +257,7 @@ export function attachTtyApprover(broker: ApprovalBroker, opts: TtyApproverOptio
     const behind = broker.pending().length - 1;
     edit = '';
     escape = 0;
-    if (current.kind !== 'tool' && isObj(current.question)) questionPrompt(current, behind);
+    if (current.kind !== 'tool' && isObject(current.question)) questionPrompt(current, behind);
     else toolPromptStep(current, behind);
     setRaw(true);
   };

@@ -1,7 +1,8 @@
 // One field of an elicitation form on the terminal: how it is shown (title, what it takes, its
 // default), and how a typed line becomes its value (an option by value, title or number; a
 // number, a yes/no, a comma-separated list), checked with the broker's own validator.
-import { allowedValues, isObj, validateElicitationContent } from './questions';
+import { isObject } from '../base/is-object';
+import { allowedValues, validateElicitationContent } from './questions';
 import { cut, safeJson, sanitize } from './terminal-text';
 
 /** One field of an elicitation form: its title, description, what it takes, its default. */
@@ -10,7 +11,7 @@ export function renderField(key: string, p: Record<string, unknown>, required: b
   const lines = [`  [${n}/${of}] ${cut(title)}${required ? ', required' : ''}`];
   if (typeof p.description === 'string' && p.description) lines.push(`        ${cut(sanitize(p.description, true))}`);
   const type = fieldType(p);
-  const options = fieldOptions(type === 'array' && isObj(p.items) ? p.items : p);
+  const options = fieldOptions(type === 'array' && isObject(p.items) ? p.items : p);
   if (options) {
     const list = options.map((o, i) => `${i + 1}) ${o.title !== undefined ? `${o.title} [${o.shown}]` : o.shown}`).join('  ');
     lines.push(`        ${type === 'array' ? 'any of (comma-separated)' : 'one of'}: ${cut(sanitize(list, true))}`);
@@ -45,7 +46,7 @@ function fieldOptions(p: Record<string, unknown>): FieldOption[] | undefined {
   const names = Array.isArray(p.enumNames) ? p.enumNames : undefined;
   return values.map((value, i) => {
     const alt = Array.isArray(p.enum) ? undefined : alts?.[i];
-    const t = isObj(alt) && typeof alt.title === 'string' ? alt.title : typeof names?.[i] === 'string' ? (names[i] as string) : undefined;
+    const t = isObject(alt) && typeof alt.title === 'string' ? alt.title : typeof names?.[i] === 'string' ? (names[i] as string) : undefined;
     const shown = typeof value === 'string' ? value : safeJson(value);
     return t !== undefined && t !== shown ? { value, shown, title: t } : { value, shown };
   });
@@ -84,7 +85,7 @@ export function readField(key: string, p: Record<string, unknown>, required: boo
 function parseField(p: Record<string, unknown>, text: string): unknown {
   const type = fieldType(p);
   if (type === 'array') {
-    const options = isObj(p.items) ? fieldOptions(p.items) : undefined;
+    const options = isObject(p.items) ? fieldOptions(p.items) : undefined;
     return text
       .split(',')
       .map((s) => s.trim())

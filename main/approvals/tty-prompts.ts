@@ -2,7 +2,8 @@
 // arguments whole, for the approver to page), or a server's question (elicitation, sampling),
 // with every value from the agent or server escaped (terminal-text.ts).
 import type { ApprovalOutcome, PendingApproval } from './broker';
-import { isObj, isUrlElicitation } from './questions';
+import { isObject } from '../base/is-object';
+import { isUrlElicitation } from './questions';
 import { showHidden } from '../../common/visible-text';
 import { argFlags, contentText, fullArgs, fullLines, sanitize } from './terminal-text';
 
@@ -56,7 +57,7 @@ export function renderQuestion(p: PendingApproval, q: Record<string, unknown>, w
     const convo: string[] = [];
     if (typeof q.systemPrompt === 'string' && q.systemPrompt) convo.push(`[system] ${q.systemPrompt}`);
     for (const m of Array.isArray(q.messages) ? q.messages : []) {
-      if (!isObj(m)) continue;
+      if (!isObject(m)) continue;
       convo.push(`[${typeof m.role === 'string' ? m.role.replace(/\s+/g, ' ') : '?'}] ${contentText(m.content)}`);
     }
     lines.push(`  conversation\n    ${whole(convo.join('\n') || '(no messages)', '    ')}`);
@@ -66,8 +67,8 @@ export function renderQuestion(p: PendingApproval, q: Record<string, unknown>, w
     lines.push(`  message ${whole(message, ARGS_INDENT)}`);
     if (isUrlElicitation(q)) lines.push(`  open    ${whole(q.url, ARGS_INDENT)}`, '  (open it yourself: the answer only tells the server whether you agree)');
     else {
-      const schema = isObj(q.requestedSchema) ? q.requestedSchema : {};
-      const props = isObj(schema.properties) ? Object.keys(schema.properties) : [];
+      const schema = isObject(q.requestedSchema) ? q.requestedSchema : {};
+      const props = isObject(schema.properties) ? Object.keys(schema.properties) : [];
       lines.push(`  fields  ${props.length ? whole(props.join(', '), ARGS_INDENT) : '(none)'}`);
     }
   }

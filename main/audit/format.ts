@@ -1,5 +1,6 @@
 // One-line renderings of audit rows for humans (`gatehouse audit …`). Pure functions that
 // return strings: the caller decides where they go (main/ never writes to stdout itself).
+import { oneLine } from '../base/one-line';
 import type { DecisionRow, MessageRow, ServerRunRow, SessionRow, StderrRow, CallRow } from './types';
 
 const pad2 = (v: number): string => String(v).padStart(2, '0');
@@ -32,10 +33,8 @@ function bytes(n: number): string {
   return `${Math.round(n / 1048576)}MiB`;
 }
 
-function oneLine(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ');
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
+/** Longest fault, reason or error on a listing line. */
+const LINE_MAX = 120;
 
 export function formatMessage(m: MessageRow): string {
   const where = m.server ?? (m.agentSession ? `agent:${shortId(m.agentSession)}` : '-');
@@ -53,7 +52,7 @@ export function formatMessage(m: MessageRow): string {
   if (m.tool) extra.push(m.tool);
   if (m.decision) extra.push(m.decision);
   if (m.latencyMs !== undefined) extra.push(`${m.latencyMs.toFixed(1)}ms`);
-  if (m.fault) extra.push(`FAULT: ${oneLine(m.fault)}`);
+  if (m.fault) extra.push(`FAULT: ${oneLine(m.fault, LINE_MAX)}`);
   return `${cols.join('  ')}${extra.length ? `  ${extra.join('  ')}` : ''}`;
 }
 
@@ -74,7 +73,7 @@ export function formatDecision(d: DecisionRow): string {
   if (d.scope) extra.push(`scope=${d.scope}`);
   if (d.rule) extra.push(`rule=${d.rule}`);
   if (d.waitedMs !== undefined) extra.push(`waited ${Math.round(d.waitedMs)}ms`);
-  if (d.reason) extra.push(oneLine(d.reason));
+  if (d.reason) extra.push(oneLine(d.reason, LINE_MAX));
   return `${cols.join('  ')}${extra.length ? `  ${extra.join('  ')}` : ''}`;
 }
 
@@ -95,8 +94,8 @@ export function formatCall(c: CallRow): string {
   const extra: string[] = [];
   if (c.answeredBy) extra.push(`by ${c.answeredBy}`);
   if (c.rule) extra.push(`rule=${c.rule}`);
-  if (c.error) extra.push(oneLine(c.error));
-  else if (c.reason && c.outcome === 'denied') extra.push(oneLine(c.reason));
+  if (c.error) extra.push(oneLine(c.error, LINE_MAX));
+  else if (c.reason && c.outcome === 'denied') extra.push(oneLine(c.reason, LINE_MAX));
   return `${cols.join('  ')}${extra.length ? `  ${extra.join('  ')}` : ''}`;
 }
 

@@ -205,7 +205,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'trust decisions', up: (db) => db.exec(TRUST_DECISIONS_SQL) },
   // The threaded writer's crash journal (journal.ts): the last chunk of each host run on disk.
   { version: 5, name: 'audit journal', up: (db) => db.exec(JOURNAL_TABLE_SQL) },
-  // MCP 2026-07-28 (issue 15): the protocol version a call's agent spoke, and the input_required rounds of a held call.
+  // MCP 2026-07-28 (docs/gateway.md "Two eras downstream"): the protocol version a call's agent spoke, and the input_required rounds of a held call.
   { version: 6, name: 'exchange era', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_era TEXT; ALTER TABLE exchanges ADD COLUMN round INTEGER') },
 ];
 

@@ -284,7 +284,7 @@ describe('exchanges (one row per call)', () => {
     const { store, errors } = openTestStore(dir, { flushIntervalMs: 60_000 });
     const w = store.writer;
     w.beginSession({ id: 's-x', kind: 'launch', startedAt: T0 });
-    const base = { id: 'a#1', ts: T0 + 1, session: 's-x', agentSession: 'a', kind: 'call', method: 'tools/call', tool: 'files.write' };
+    const base = { id: 'a#1', ts: T0 + 1, session: 's-x', agentSession: 'a', kind: 'call' as const, method: 'tools/call', tool: 'files.write' };
     w.exchange({ ...base, outcome: 'pending', decision: 'APPROVAL' });
     w.exchange({ ...base, outcome: 'denied', decision: 'APPROVAL', decidedBy: 'person', answeredBy: 'alice', latencyMs: 12 });
     store.flush();

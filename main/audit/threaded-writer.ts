@@ -1,5 +1,5 @@
-// The host's side of the audit writer thread (issue 10: "move the SQLite writes off the
-// protocol thread"). Every AuditWriter call is encoded at once into one line of the next chunk
+// The host's side of the audit writer thread (docs/gateway.md "Audit store": the SQLite writes move off the
+// protocol thread). Every AuditWriter call is encoded at once into one line of the next chunk
 // (chunk-codec.ts: a message's kept text is carried as is, serialised once) and the chunk is
 // posted to the writer thread every few milliseconds; SQLite runs there. What stays here per
 // row is one small JSON.stringify of the row's metadata and a string concatenation.
@@ -8,7 +8,7 @@
 //  - read-your-writes: flush() posts what is pending and waits (Atomics.wait, bounded) until
 //    the thread has attempted it, so a query right after sees the rows (reads are rare: UI
 //    pages, the CLI; the protocol path never calls it);
-//  - no answered call lost on a crash (issue 11): commitPoint(), called before an agent's
+//  - no answered call lost on a crash: commitPoint(), called before an agent's
 //    answer leaves, appends the pending chunk to the crash journal (journal.ts, one write(2))
 //    before posting it. The next store to open replays what the thread had not committed.
 // The host bounds what it has posted but the thread has not attempted (limits.maxQueuedBytes):

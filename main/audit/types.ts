@@ -1,10 +1,13 @@
 // The audit store's public shapes: what the writer accepts, what queries return, and
 // the filters they take. Rows come back camelCased with SQL NULLs omitted, so a row
 // serializes to the same JSON whether it came from a query or an export.
+import type { z } from 'zod';
+import type { ExchangeSchema, Verdict } from '../../common/host-api-shapes';
 import type { TrafficDirection, TrafficKind } from '../protocol/types';
 
 export type SessionKind = 'launch' | 'gateway' | 'serve';
-export type PolicyDecision = 'ALLOW' | 'APPROVAL' | 'DENY';
+/** The verdict (common/host-api-shapes.ts's DecisionSchema). */
+export type PolicyDecision = Verdict;
 /**
  * What finally happened to a governed call. The known values are listed so editors
  * complete them; the approvals broker may add more (a string is stored as-is).
@@ -74,39 +77,11 @@ export interface ServerStateChange {
 }
 
 /** One call as the audit store keeps it (an Exchange of main/gateway/exchanges.ts, flattened). */
-export interface ExchangeRecord {
-  id: string;
-  /** When the request arrived (epoch ms). */
-  ts: number;
-  session: string;
-  agentSession?: string;
-  kind: string;
-  method: string;
-  server?: string;
-  tool?: string;
-  advertised?: string;
-  parent?: string;
-  downstreamId?: string | number;
-  upstreamId?: string | number;
-  decision?: PolicyDecision;
-  decidedBy?: string;
-  rule?: string;
-  answeredBy?: string;
-  reason?: string;
-  /** `pending` until it ends; then ok / error / denied / unavailable / timeout / cancelled / aborted. */
-  outcome: string;
-  error?: string;
-  decidedAt?: number;
-  sentAt?: number;
-  answeredAt?: number;
-  latencyMs?: number;
-  requestBytes?: number;
-  responseBytes?: number;
-  /** The protocol version the agent's request used (a new-era, 2026-07-28, call). */
-  agentEra?: string;
-  /** A call held for input: the input_required rounds sent. */
-  round?: number;
-}
+/**
+ * One exchange as a flat row (main/gateway/exchanges.ts exchangeRecord): the host API's shape,
+ * common/host-api-shapes.ts ExchangeSchema. `ts` is arrival; `outcome` is `pending` until it ends.
+ */
+export type ExchangeRecord = z.infer<typeof ExchangeSchema>;
 
 export interface CallRow extends ExchangeRecord {
   seq: number;
@@ -135,7 +110,7 @@ export interface DecisionRecord {
   reason?: string;
   /** The rule that matched (its index or glob), for "why was this allowed". */
   rule?: string;
-  /** SHA-256 of canonical tool name + canonical JSON args (issue 3). */
+  /** SHA-256 of canonical tool name + canonical JSON args (docs/gateway.md "Governance"). */
   fingerprint?: string;
   /** `policy`, `user`, `remembered`, `tty`, `timeout`, … */
   answeredBy?: string;

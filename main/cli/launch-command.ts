@@ -157,7 +157,7 @@ export async function run(argv: string[]): Promise<number> {
   log(`gatehouse: ${ready} of ${states.length} servers ready; session ${launch.id}`);
   if (launch.endpoint) {
     log(`gatehouse: gateway  ${launch.endpoint.url}`);
-    // Shown once, on stderr, never in a URL (issue 3). GATEHOUSE_TOKEN pins it across runs.
+    // Shown once, on stderr, never in a URL. GATEHOUSE_TOKEN pins it across runs.
     if (!process.env.GATEHOUSE_TOKEN) log(`gatehouse: token    ${launch.token}`);
     else log('gatehouse: token    (from GATEHOUSE_TOKEN)');
   }

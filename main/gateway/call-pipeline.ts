@@ -15,30 +15,14 @@ import type { Policy } from '../policy/engine';
 import type { ApprovalBroker } from '../approvals/broker';
 import { actionFingerprint } from '../policy/fingerprint';
 import type { ChannelRequestOptions, RpcReply } from '../protocol/exchange-channel';
+import { oneLine } from '../base/one-line';
 import { GatewayError } from './errors';
+import type { DecisionEvent } from './decision-event';
 import { CancelledError, type Decider, type Exchange, type ExchangeOutcome, type ExchangeTable, type Verdict } from './exchanges';
 import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
 import { isInputRequired, type UpstreamInput } from './upstream-input';
 
-export interface DecisionEvent {
-  ts: number;
-  session: string;
-  agentSession?: string;
-  exchange: string;
-  tool: string;
-  advertisedName?: string;
-  server: string;
-  decision: Verdict;
-  /** `answered` / `declined`: a person answered a server's sampling or elicitation request (the inbox). */
-  outcome: 'allowed' | 'denied' | 'approved' | 'timeout' | 'no_approver' | 'cancelled' | 'unavailable' | 'error' | 'answered' | 'declined';
-  reason: string;
-  rule?: string;
-  /** Who decided: a rule, a person, the timeout, nobody to ask (see exchanges.ts). */
-  decidedBy?: Decider;
-  fingerprint: string;
-  answeredBy?: string;
-  args: unknown;
-}
+export type { DecisionEvent } from './decision-event';
 
 /** What the pipeline needs of a server: send one request, get its reply (an ExchangeChannel). */
 export interface UpstreamPort {
@@ -76,10 +60,8 @@ function textResult(text: string, isError = false): CallToolResult {
   return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
 }
 
-function oneLine(text: string, max = 300): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+/** Longest error or DENY reason on a call's one line (what the agent reads after `DENY: `). */
+const ERROR_LINE_MAX = 300;
 
 class UpstreamTimeout extends Error {}
 
@@ -179,7 +161,7 @@ export class CallPipeline {
     if (verdict.decision === 'DENY') {
       decided('DENY', 'rule', 'denied', verdict.reason, { rule: verdict.rule });
       table.close(ex, 'denied');
-      return textResult(`DENY: ${oneLine(verdict.reason)}`, true);
+      return textResult(`DENY: ${oneLine(verdict.reason, ERROR_LINE_MAX)}`, true);
     }
     let answeredBy: string | undefined;
     let outcome: DecisionEvent['outcome'] = 'allowed';
@@ -201,7 +183,7 @@ export class CallPipeline {
           throw new CancelledError(answer.reason);
         }
         table.close(ex, 'denied');
-        return textResult(`DENY: ${oneLine(answer.reason)}`, true);
+        return textResult(`DENY: ${oneLine(answer.reason, ERROR_LINE_MAX)}`, true);
       }
       outcome = 'approved';
       decidedBy = 'person';
@@ -304,7 +286,7 @@ export class CallPipeline {
       if (sending.size > 0) await Promise.all(sending);
       if ('error' in reply) {
         const e = reply.error ?? { code: ErrorCode.InternalError, message: 'malformed error' };
-        table.close(ex, 'error', { error: oneLine(String(e.message)) });
+        table.close(ex, 'error', { error: oneLine(String(e.message), ERROR_LINE_MAX) });
         throw new GatewayError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, String(e.message), e.data);
       }
       const result = (reply.result ?? {}) as Record<string, unknown>;
@@ -314,7 +296,7 @@ export class CallPipeline {
       if (err instanceof GatewayError) throw err;
       const outcome: ExchangeOutcome =
         err instanceof UpstreamTimeout ? 'timeout' : err instanceof CancelledError ? 'cancelled' : err instanceof McpError && err.code === ErrorCode.ConnectionClosed ? 'aborted' : 'error';
-      table.close(ex, outcome, { error: oneLine((err as Error).message ?? String(err)) });
+      table.close(ex, outcome, { error: oneLine((err as Error).message ?? String(err), ERROR_LINE_MAX) });
       if (outcome === 'cancelled') throw err;
       if (outcome === 'error') throw new GatewayError(ErrorCode.InternalError, (err as Error).message ?? String(err));
       return undefined;
@@ -329,7 +311,7 @@ export class CallPipeline {
     try {
       return await this.ports.inputRounds!.run({ ex, serverId, params, first, signal, rearm, pause, resend: (p, onId) => port.request(method, p, { stamp: ex, signal }, onId) });
     } catch (err) {
-      if (err instanceof GatewayError) this.ports.table.close(ex, ex.decision === 'DENY' ? 'denied' : 'error', { error: oneLine(err.message) });
+      if (err instanceof GatewayError) this.ports.table.close(ex, ex.decision === 'DENY' ? 'denied' : 'error', { error: oneLine(err.message, ERROR_LINE_MAX) });
       throw err;
     }
   }

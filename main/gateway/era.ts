@@ -7,9 +7,10 @@
 // This module only classifies and validates: it answers "which era", "is this request's
 // `_meta` complete", "do its headers agree with its body". The new-era handler acts on it.
 import { SUPPORTED_PROTOCOL_VERSIONS, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { NEW_ERA_VERSIONS, isNewEraVersion } from '../../common/protocol-era';
 
-/** The stateless revisions the gateway serves. */
-export const NEW_ERA_VERSIONS = ['2026-07-28'] as const;
+// The era rule is common/protocol-era.ts's (the window labels versions by the same list).
+export { NEW_ERA_VERSIONS, isNewEraVersion } from '../../common/protocol-era';
 /** Every version the gateway speaks downstream, newest first (what -32022 and server/discover list). */
 export const SUPPORTED_VERSIONS: string[] = [...NEW_ERA_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
@@ -24,10 +25,6 @@ export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 export const HEADER_MISMATCH = -32020;
 export const MISSING_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-
-export function isNewEraVersion(version: string | undefined): boolean {
-  return version !== undefined && (NEW_ERA_VERSIONS as readonly string[]).includes(version);
-}
 
 export function isLegacyVersion(version: string | undefined): boolean {
   return version !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(version);

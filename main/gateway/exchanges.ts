@@ -7,20 +7,15 @@
 // them (main/protocol/exchange-channel.ts); the window, the audit store and the CLI read it.
 import { EventEmitter } from 'node:events';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { DeciderSchema, ExchangeOutcomeSchema, Verdict } from '../../common/host-api-shapes';
+import type { ExchangeRecord } from '../audit/types';
 import type { ExchangeStamp } from '../protocol/types';
 
-export type Verdict = 'ALLOW' | 'APPROVAL' | 'DENY';
-
-/** Who made the decision that let a call through or stopped it. */
-export type Decider = 'rule' | 'person' | 'timeout' | 'no_approver' | 'cancelled' | 'gateway';
-
-/**
- * How an exchange ended: answered (`ok`, or `error` for a JSON-RPC error or a tool error the
- * server returned), stopped before the server (`denied`, `unavailable`), or cut short
- * (`timeout`: the server did not answer in time; `cancelled`: the agent cancelled;
- * `aborted`: the server went away while the call was in flight).
- */
-export type ExchangeOutcome = 'ok' | 'error' | 'denied' | 'unavailable' | 'timeout' | 'cancelled' | 'aborted';
+/** Who decided and how an exchange ended: the enums are common/host-api-shapes.ts's. */
+export type Decider = z.infer<typeof DeciderSchema>;
+export type ExchangeOutcome = z.infer<typeof ExchangeOutcomeSchema>;
+export type { Verdict };
 
 export type ExchangeKind = 'call' | 'server_request';
 
@@ -265,7 +260,7 @@ function key(server: string, id: RequestId, space = ''): string {
 export class CancelledError extends Error {}
 
 /** The exchange as one flat row (the audit store's `exchanges` table, the host API). */
-export function exchangeRecord(ex: Exchange) {
+export function exchangeRecord(ex: Exchange): ExchangeRecord {
   return {
     id: ex.id,
     ts: ex.receivedAt,

@@ -1,4 +1,4 @@
-// The governed gateway (issue 3; ARCHITECTURE.md "Data that flows"). One Gateway per launched
+// The governed gateway (docs/gateway.md; ARCHITECTURE.md "Data that flows"). One Gateway per launched
 // profile aggregates the supervised servers behind one MCP surface. It is assembled from one
 // part per concern:
 //   exchanges.ts        the exchange table: one record per forwarded call and server→client request

@@ -1,4 +1,4 @@
-// Limits of the gateway's HTTP endpoint (issue 11), in one place so docs/gateway.md can name
+// Limits of the gateway's HTTP endpoint, in one place so docs/gateway.md ("HTTP endpoint") can name
 // them: a body too large gets 413 with a JSON-RPC error (not a reset), a body or header block
 // that trickles in too slowly is cut (slowloris), connections are capped, a socket that never
 // authenticates is closed, and each token may hold a bounded number of sessions.

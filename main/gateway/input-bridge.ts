@@ -1,4 +1,4 @@
-// The bridge from an old-era server's mid-call requests to a new-era agent (issue 15).
+// The bridge from an old-era server's mid-call requests to a new-era agent (docs/gateway.md "The input bridge").
 //
 // An old-era server asks its client (the gateway) for sampling, elicitation or roots while a
 // call is in flight; a new-era agent cannot be asked: MCP 2026-07-28 has no server→client

@@ -16,13 +16,15 @@
 // Tools are ordered by canonical name (then server id), so the result does not depend on the
 // order of the inputs; of two tools with one canonical name, the first in that order is kept.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CAPABILITIES_TOOL } from '../policy/engine';
 import type { ToolSurface } from '../profiles/types';
 import { canonicalName, toAdvertised, type SurfaceInput } from '../protocol/tool-names';
 
 export const ADVERTISED_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export const FRIENDLY_META_KEY = 'gatehouse/friendlyName';
 export const CANONICAL_META_KEY = 'gatehouse/canonicalName';
-export const CAPABILITIES_TOOL = 'gatehouse.capabilities';
+// Declared by the policy engine, which always allows it (main/policy/engine.ts).
+export { CAPABILITIES_TOOL };
 
 export interface SurfaceTool {
   canonical: string;

@@ -20,7 +20,8 @@
 // `needs_approval` would mislead). To add a reason: add its code below and push a hold where the
 // gateway builds the report's input (Gateway.capabilitiesReport).
 import { canonicalJson, sha256Hex } from './fingerprint';
-import { oneLine, type Policy } from './engine';
+import { oneLine } from '../base/one-line';
+import { REASON_MAX, type Policy } from './engine';
 import type { PolicySpec } from '../profiles/types';
 import type { ToolAnnotations, Verdict } from './types';
 
@@ -121,7 +122,7 @@ export function buildCapabilities(input: CapabilitiesInput): CapabilitiesReport 
       server: t.server,
       status: hold ? 'unavailable' : policyStatus,
       policy_status: policyStatus,
-      reason: hold ? oneLine(hold.reason) : o.reason,
+      reason: hold ? oneLine(hold.reason, REASON_MAX) : o.reason,
       constraints: o.constraints,
     };
     if (hold) state.reason_code = hold.code;

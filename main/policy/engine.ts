@@ -22,6 +22,7 @@
 // Any exception while deciding (a bad regex, a hostile `toJSON`, a broken decision value) is a
 // DENY whose reason starts with "policy error:": the engine fails closed.
 import type { Decision, PolicyRule, PolicySpec } from '../profiles/types';
+import { oneLine } from '../base/one-line';
 import { compileGlobs } from './glob';
 import { canonicalJson } from './fingerprint';
 import { checkInsideWorkspace } from './workspace-path';
@@ -29,7 +30,8 @@ import type { PolicyCall, PolicyDecision, PolicyOutlook, ToolAnnotations, Verdic
 
 export const CAPABILITIES_TOOL = 'gatehouse.capabilities';
 
-const REASON_MAX = 200;
+/** Longest policy reason (one line, shown after `DENY: ` and in the capabilities report). */
+export const REASON_MAX = 200;
 
 export interface Policy {
   readonly spec: PolicySpec;
@@ -121,7 +123,7 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
   function ruleDecision(cr: CompiledRule, tool: string): PolicyDecision {
     const decision = toVerdict(cr.rule.decision);
     const reason = cr.rule.reason ?? `${verdictWords(decision)} by ${cr.path} (matched "${cr.globs.first(tool) ?? cr.globs.glob}")`;
-    return { decision, reason: oneLine(reason), rule: cr.path };
+    return { decision, reason: oneLine(reason, REASON_MAX), rule: cr.path };
   }
 
   function defaultDecision(): PolicyDecision {
@@ -151,16 +153,16 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
       at = 'policy.default';
       return defaultDecision();
     } catch (err) {
-      return { decision: 'DENY', reason: oneLine(`policy error: ${errorText(err)}`), rule: at };
+      return { decision: 'DENY', reason: oneLine(`policy error: ${errorText(err)}`, REASON_MAX), rule: at };
     }
   }
 
   function decideSampling(server: string): PolicyDecision {
     try {
       const decision = toVerdict(spec.sampling);
-      return { decision, reason: oneLine(`sampling requests from ${server} are ${verdictWords(decision)} by policy.sampling`), rule: 'policy.sampling' };
+      return { decision, reason: oneLine(`sampling requests from ${server} are ${verdictWords(decision)} by policy.sampling`, REASON_MAX), rule: 'policy.sampling' };
     } catch (err) {
-      return { decision: 'DENY', reason: oneLine(`policy error: ${errorText(err)}`), rule: 'policy.sampling' };
+      return { decision: 'DENY', reason: oneLine(`policy error: ${errorText(err)}`, REASON_MAX), rule: 'policy.sampling' };
     }
   }
 
@@ -192,12 +194,12 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
       return {
         decision,
         reachable,
-        reason: oneLine(`depends on the arguments: ${best ? `${STATUS_WORDS[decision]} when ${best.when}` : `${STATUS_WORDS[decision]} unless a condition applies`}`),
+        reason: oneLine(`depends on the arguments: ${best ? `${STATUS_WORDS[decision]} when ${best.when}` : `${STATUS_WORDS[decision]} unless a condition applies`}`, REASON_MAX),
         rule: best?.d.rule ?? terminal.rule,
         constraints: boundConstraints(lines, otherwise),
       };
     } catch (err) {
-      return { decision: 'DENY', reachable: ['DENY'], reason: oneLine(`policy error: ${errorText(err)}`), constraints: [] };
+      return { decision: 'DENY', reachable: ['DENY'], reason: oneLine(`policy error: ${errorText(err)}`, REASON_MAX), constraints: [] };
     }
   }
 
@@ -256,10 +258,7 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export function oneLine(text: string, max = REASON_MAX): string {
-  return truncate(text.replace(/\s+/g, ' ').trim(), max);
-}
-
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
+

@@ -9,8 +9,10 @@
  */
 export type ToolAnnotations = Readonly<Record<string, unknown>>;
 
-/** The wire-level verdict, as the gateway, traffic tap and audit record it. */
-export type Verdict = 'ALLOW' | 'APPROVAL' | 'DENY';
+import type { Verdict } from '../../common/host-api-shapes';
+
+/** The wire-level verdict (common/host-api-shapes.ts), as the gateway, traffic tap and audit record it. */
+export type { Verdict };
 
 export interface PolicyCall {
   /** Canonical name, e.g. `files.read_file`. */

@@ -1,4 +1,4 @@
-// `auth: oauth` in profiles (issue 14): what is accepted, what is refused with file:line, and
+// `auth: oauth` in profiles (docs/auth.md "In a profile"): what is accepted, what is refused with file:line, and
 // that the client secret is a ${secret:…} that ends up in the redactor, never in the profile.
 import fs from 'node:fs';
 import os from 'node:os';

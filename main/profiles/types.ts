@@ -70,7 +70,7 @@ export interface HttpServerSpec extends ServerCommon {
   trust: TrustMode;
 }
 
-/** Gatehouse's own workspace tools server (issue 4), run as a stdio child like any other. */
+/** Gatehouse's own workspace tools server (resources/workspace-tools/MCP_TOOL_SPECIFICATION.md), run as a stdio child like any other. */
 export interface BuiltinServerSpec extends ServerCommon {
   kind: 'builtin';
   builtin: 'workspace-tools';

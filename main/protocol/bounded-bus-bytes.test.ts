@@ -1,4 +1,4 @@
-// The buses' byte budgets (issue 11): a thousand 1 MB messages must not be held because a
+// The buses' byte budgets (docs/gateway.md "Memory"): a thousand 1 MB messages must not be held because a
 // thousand 200-byte ones would fit. The ring and each subscriber's queue are bounded in bytes,
 // drops are counted, and `flushOn` delivers an item synchronously from publish().
 import { afterEach, describe, expect, it, vi } from 'vitest';

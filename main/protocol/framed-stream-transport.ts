@@ -334,7 +334,7 @@ export class FramedStreamTransport implements Transport {
       if (this.closed) return;
       if (item.type === 'fault') {
         // A fault is recorded and shown, never forwarded; fatal only to this stream when it
-        // leaves the stream out of sync (issue 11), never to the host.
+        // leaves the stream out of sync (docs/gateway.md "Messages (both sides, stdio and HTTP)"), never to the host.
         // Garbage costs far more per byte than a message (an exception per line, a record, a
         // count): it is charged 16× against the inbound budget, so a flood of junk lines is read
         // at a sixteenth of the rate.

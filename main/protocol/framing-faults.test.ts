@@ -1,4 +1,4 @@
-// Framing that cannot wedge (issue 11): lying Content-Lengths, missing bodies, frames that never
+// Framing that cannot wedge (docs/gateway.md "Messages (both sides, stdio and HTTP)"): lying Content-Lengths, missing bodies, frames that never
 // complete, nesting beyond the limit and ids JSON cannot carry exactly.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';

@@ -513,7 +513,7 @@ function fault(raw: Buffer, reason: string, bytes: number, totalRawBytes = raw.l
 }
 
 /**
- * Replaces secrets in a fault's text before it is cut (issue 11): the text is redacted from the
+ * Replaces secrets in a fault's text before it is cut (docs/gateway.md "Redaction before any cut"): the text is redacted from the
  * head kept past the cut, then cut, so a secret straddling the 2 KB cut leaves no fragment.
  */
 export function redactFaultRaw(item: DecodedFault, redact: (text: string) => string): void {

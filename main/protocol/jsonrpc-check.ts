@@ -5,16 +5,13 @@
 // the schema, so the verdict is always the SDK's. It exists because the zod union runs on
 // every message of every hop and, for a response, first fails the request and notification
 // branches (building their issues) before it matches.
+import { isObject } from '../base/is-object';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
 const RESULT_KEYS = new Set(['jsonrpc', 'id', 'result']);
 const ERROR_KEYS = new Set(['jsonrpc', 'id', 'error']);
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function isId(v: unknown): boolean {
   return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
@@ -27,22 +24,22 @@ function onlyKeys(o: Record<string, unknown>, allowed: Set<string>): boolean {
 
 /** True when the hand check can vouch for `value`; false means "ask the schema". */
 function fastValid(value: unknown): boolean {
-  if (!isPlainObject(value) || value.jsonrpc !== '2.0') return false;
+  if (!isObject(value) || value.jsonrpc !== '2.0') return false;
   if (typeof value.method === 'string') {
     const params = value.params;
-    if (params !== undefined && !(isPlainObject(params) && params._meta === undefined)) return false;
+    if (params !== undefined && !(isObject(params) && params._meta === undefined)) return false;
     if ('id' in value) return isId(value.id) && onlyKeys(value, REQUEST_KEYS);
     return onlyKeys(value, NOTIFICATION_KEYS);
   }
   if ('result' in value) {
     const result = value.result;
-    return isId(value.id) && isPlainObject(result) && result._meta === undefined && onlyKeys(value, RESULT_KEYS);
+    return isId(value.id) && isObject(result) && result._meta === undefined && onlyKeys(value, RESULT_KEYS);
   }
   if ('error' in value) {
     const error = value.error;
     return (
       (value.id === undefined || isId(value.id)) &&
-      isPlainObject(error) &&
+      isObject(error) &&
       typeof error.code === 'number' &&
       Number.isInteger(error.code) &&
       typeof error.message === 'string' &&

@@ -12,7 +12,7 @@ export interface LineSplitterOptions {
   /** Longest line kept whole, in UTF-16 code units; longer lines are cut into pieces. */
   maxLineLength?: number;
   /**
-   * Secrets are replaced before a line is cut (issue 11): a line over the limit is redacted
+   * Secrets are replaced before a line is cut (docs/gateway.md "Redaction before any cut"): a line over the limit is redacted
    * whole, and while it is still streaming in, enough of its end is held back that a secret
    * straddling the cut is complete (and so replaced) before any piece is emitted.
    */

@@ -1,4 +1,4 @@
-// Redaction applies before any cut (issue 11): a stderr line over the length limit, and a
+// Redaction applies before any cut (docs/gateway.md "Redaction before any cut"): a stderr line over the length limit, and a
 // stdout fault line over the shown-text limit, never keep a fragment of a secret, even one
 // that straddles the cut or arrives split across reads.
 import { PassThrough } from 'node:stream';

@@ -1,7 +1,7 @@
 // A server's response the gateway refuses (nested too deep, an id it cannot carry exactly, too
 // large) still answers a request someone is waiting on. When the refused frame's id can be
 // read, the request it answers is failed at once with an error that says why, instead of
-// waiting out its timeout (issue 11: every request gets exactly one answer).
+// waiting out its timeout (docs/gateway.md "Limits under faults and load": every request gets exactly one answer).
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { DecodedFault } from './framing';
 

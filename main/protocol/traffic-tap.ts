@@ -1,5 +1,5 @@
 // The traffic tap: every message in and out of every server and agent session becomes a
-// TrafficEvent (issue 2, §4) on a bounded bus that the UI and the audit writer drain in
+// TrafficEvent (main/protocol/types.ts) on a bounded bus that the UI and the audit writer drain in
 // batches. Recording is one synchronous publish; the protocol path never waits for a reader.
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { performance } from 'node:perf_hooks';

@@ -1,4 +1,4 @@
-// Byte budgets of a framed stream (issue 11): a peer that does not read gets requests refused
+// Byte budgets of a framed stream (docs/gateway.md "Messages (both sides, stdio and HTTP)"): a peer that does not read gets requests refused
 // (not buffered without end) and notifications dropped (never answers); a peer that floods is
 // read at its budget rate (reading pauses, so its writes block in its own pipe); its
 // notifications are relayed at their own byte rate.

@@ -1,43 +1,25 @@
 // Traffic as every layer sees it. The protocol path only *records* events into a
 // TrafficTap (./traffic-tap.ts); the UI and the audit writer drain it in batches.
 
+import type { z } from 'zod';
+import type { DirectionSchema, StderrLineSchema, TrafficEventSchema, TrafficKindSchema, Verdict } from '../../common/host-api-shapes';
+
 /**
  * Which hop a message crossed, seen from Gatehouse:
  *  - `agent_to_gateway` / `gateway_to_agent`: the downstream side (an agent session).
  *  - `gateway_to_server` / `server_to_gateway`: the upstream side (one MCP server).
  */
-export type TrafficDirection = 'agent_to_gateway' | 'gateway_to_agent' | 'gateway_to_server' | 'server_to_gateway';
+export type TrafficDirection = z.infer<typeof DirectionSchema>;
 
-export type TrafficKind = 'request' | 'notification' | 'response' | 'error' | 'fault';
+export type TrafficKind = z.infer<typeof TrafficKindSchema>;
 
-export interface TrafficEvent {
-  /** Monotonic per host, assigned by the tap. */
-  seq: number;
-  /** Epoch milliseconds (with fraction from performance.now where available). */
-  ts: number;
-  /** Launch session id (one per launched profile). */
-  session: string;
-  /** Downstream agent session id (gateway side), when there is one. */
-  agentSession?: string;
-  /** Server id, for upstream hops. */
-  server?: string;
-  direction: TrafficDirection;
-  kind: TrafficKind;
-  method?: string;
-  /** JSON-RPC id, as sent (string or number). */
-  id?: string | number;
-  /** Size on the wire, in bytes. */
-  bytes: number;
-  /** The message with secret values redacted; for a fault, `{ raw: "<text>" }` (redacted, truncated). */
-  message: unknown;
-  /** Why a fault is a fault ("not JSON", "not JSON-RPC 2.0", "message exceeds 4194304 bytes"). */
-  fault?: string;
-  /** Gateway annotations, filled where known: correlation and decisions. */
-  exchange?: string;
-  decision?: 'ALLOW' | 'APPROVAL' | 'DENY';
-  tool?: string;
-  latencyMs?: number;
-}
+/**
+ * One message as it crossed (common/host-api-shapes.ts declares it). `seq` is monotonic per
+ * host (the tap assigns it); `ts` is epoch ms with a fraction; `message` is redacted (a fault
+ * is `{ raw: "<text>" }`, redacted and truncated, and `fault` says why it is one); `exchange`,
+ * `decision`, `tool` and `latencyMs` are the gateway's annotations, filled where known.
+ */
+export type TrafficEvent = z.infer<typeof TrafficEventSchema>;
 
 /**
  * What a traffic record learns from the exchange it belongs to (main/gateway/exchanges.ts's
@@ -48,7 +30,7 @@ export interface ExchangeStamp {
   id: string;
   agentSession?: string;
   tool?: string;
-  decision?: 'ALLOW' | 'APPROVAL' | 'DENY';
+  decision?: Verdict;
   method: string;
   /** Filled by the channel that received the request and sent its answer: wire sizes. */
   requestBytes?: number;
@@ -58,13 +40,5 @@ export interface ExchangeStamp {
 /** What a recorder hands to the tap: everything but the sequence number. */
 export type TrafficRecord = Omit<TrafficEvent, 'seq'>;
 
-export interface StderrLine {
-  seq: number;
-  ts: number;
-  session: string;
-  server: string;
-  /** Which run of the server (increments on each restart). */
-  run: number;
-  /** One line, without its terminator, redacted. */
-  line: string;
-}
+/** One stderr line of a server's run (`run` increments on each restart), without its terminator, redacted. */
+export type StderrLine = z.infer<typeof StderrLineSchema>;

@@ -1,4 +1,4 @@
-// Least privilege (issue 2, §3): a server's environment is exactly the platform's minimal
+// Least privilege: a server's environment is exactly the platform's minimal
 // safe set (the MCP SDK's DEFAULT_INHERITED_ENV_VARS: HOME, LOGNAME, PATH, SHELL, TERM, USER
 // on POSIX), plus the names the profile passes through with `inherit_env`, plus the
 // profile's own `env`. Nothing else of the host's environment reaches a server.

@@ -1,4 +1,4 @@
-// No server process may outlive the host (issue 2, §3). Every child runs in its own process
+// No server process may outlive the host. Every child runs in its own process
 // group (spawn detached), so signalling -pgid reaches grandchildren too (npx → node). The
 // orderly path is Supervisor.stopAll(); this is the backstop for the paths that skip it:
 // process.exit(), an uncaught error, or a signal nobody handled.

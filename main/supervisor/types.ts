@@ -1,63 +1,29 @@
 import type { Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { AuthStatusInfo } from '../auth/upstream-oauth';
-import type { SandboxSummary } from '../sandbox/types';
+import type { z } from 'zod';
+import type { ExitInfoSchema, ExitRecordSchema, ServerStateSchema, ServerStatusSchema } from '../../common/host-api-shapes';
 
 /**
  * starting → ready (after `initialize` succeeds) → restarting / failed / stopped.
  * `stopping` is shown while an orderly shutdown is in progress.
  */
-export type ServerState = 'starting' | 'ready' | 'restarting' | 'stopping' | 'stopped' | 'failed';
+export type ServerState = z.infer<typeof ServerStateSchema>;
 
-export interface ExitInfo {
-  code: number | null;
-  signal: string | null;
-  at: number;
-  uptimeMs: number;
-  /** Why we think it ended: 'exited', 'crashed', 'startup timeout', 'stopped', 'connection lost'... */
-  reason: string;
-}
+/** How a run ended; `reason` is why we think so: 'exited', 'crashed', 'startup timeout', 'stopped', 'connection lost'... */
+export type ExitInfo = z.infer<typeof ExitInfoSchema>;
 
-/** One exit of a server's process (main/supervisor/exit-history.ts). */
-export interface ExitRecord extends ExitInfo {
-  run: number;
-  /** The last stderr lines of that run (redacted). */
-  stderrTail: string[];
-}
+/** One exit of a server's process (main/supervisor/exit-history.ts), with the last stderr lines of that run (redacted). */
+export type ExitRecord = z.infer<typeof ExitRecordSchema>;
 
-export interface ServerStatus {
-  id: string;
-  kind: 'stdio' | 'http' | 'builtin';
-  state: ServerState;
-  reason: string;
-  /** Which run (1 for the first start; +1 on each restart). */
-  run: number;
-  restarts: number;
-  pid?: number;
-  /** The command line (redacted) or URL. */
-  command: string;
-  cwd?: string;
-  startedAt?: number;
-  readyAt?: number;
-  /** When the next restart attempt is due (state `restarting`). */
-  nextRestartAt?: number;
-  lastExit?: ExitInfo;
-  /** Every exit of this launch, oldest first (crashes, restarts, stops). */
-  exits?: ExitRecord[];
-  /** Last stderr lines (redacted), attached when the server failed or crashed. */
-  stderrTail: string[];
-  protocolFaults: number;
+/**
+ * A server as the Servers view shows it (common/host-api-shapes.ts declares it): `run` is 1 for
+ * the first start and +1 on each restart, `command` is the command line (redacted) or URL,
+ * `stderrTail` the last stderr lines (redacted). Main keeps the SDK's own types for what the
+ * server told about itself (the wire carries them as loose records).
+ */
+export type ServerStatus = Omit<z.infer<typeof ServerStatusSchema>, 'serverInfo' | 'capabilities'> & {
   serverInfo?: Implementation;
-  protocolVersion?: string;
-  /** The protocol era of the ready run (new: 2026-07-28 and later, stateless). */
-  era?: ServerEraInfo;
   capabilities?: ServerCapabilities;
-  toolCount?: number;
-  instructions?: string;
-  /** `auth: oauth` servers: signed in or not, until when (never a token). */
-  auth?: AuthStatusInfo;
-  /** The OS sandbox of a process server (absent for HTTP upstreams); `off` is shown as a warning. */
-  sandbox?: SandboxSummary;
-}
+};
 
 /**
  * The SDK client of a server's run as the gateway uses it (lists, lifecycle requests, ping):
@@ -79,11 +45,7 @@ export interface UpstreamClient {
   unlistenResource?(uri: string): Promise<void>;
 }
 
-/** The era a server's run speaks (main/supervisor/upstream-era.ts), shown in the Servers view. */
-export interface ServerEraInfo {
-  era: 'old' | 'new';
-  /** How it was known: remembered from an earlier start, probed now, or learnt from this run's handshake. */
-  how: 'remembered' | 'probed' | 'handshake';
-}
+/** The era a server's run speaks (main/supervisor/upstream-era.ts), shown in the Servers view, and how it was known. */
+export type ServerEraInfo = NonNullable<ServerStatus['era']>;
 
 export type { Tool };

@@ -1,4 +1,4 @@
-// Workspace confinement, the one place every built-in tool resolves a path (issue 4).
+// Workspace confinement, the one place every built-in tool resolves a path (docs/security.md "Workspace confinement").
 //
 // A path is refused before it touches the disk when its spelling is dangerous on any platform
 // (NUL, Windows drive and UNC forms), then resolved lexically (`..`), then the longest existing

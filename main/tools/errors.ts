@@ -1,4 +1,4 @@
-// One failure shape for every built-in tool (issue 4): a tool result with `isError: true` whose
+// One failure shape for every built-in tool (MCP_TOOL_SPECIFICATION.md "Error types"): a tool result with `isError: true` whose
 // structuredContent is `{error_type, error_message, error_details}`. Handlers throw ToolError;
 // the wrapper in workspace-tools.ts turns it into that result.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

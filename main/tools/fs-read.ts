@@ -1,4 +1,4 @@
-// fs.read (friendly: read_file), following issue 4's read_file specification exactly.
+// fs.read (friendly: read_file), following its specification (resources/workspace-tools/MCP_TOOL_SPECIFICATION.md) exactly.
 //
 // Size policy: a file larger than max_read_bytes is FileTooLargeError, unless max_chars is given:
 // then only a bounded prefix (at most max_read_bytes) is read and decoded in 64 KiB chunks, and the

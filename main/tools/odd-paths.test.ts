@@ -1,4 +1,4 @@
-// Odd path errors map to the tool spec's error types (issue 11; read-file-tool-spec.md), never
+// Odd path errors map to the tool spec's error types (resources/workspace-tools/MCP_TOOL_SPECIFICATION.md "Error types"), never
 // to InternalError: a name over 255 bytes, a path over 4096, a NUL byte, a symlink loop, a FIFO.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';

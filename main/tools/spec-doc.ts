@@ -1,4 +1,4 @@
-// Generates MCP_TOOL_SPECIFICATION.md (issue 4) from what a server advertises in tools/list.
+// Generates resources/workspace-tools/MCP_TOOL_SPECIFICATION.md from what a server advertises in tools/list.
 // Output is deterministic (no timestamps, tools in list order, JSON with stable indentation) so
 // a committed copy can be compared byte for byte with a fresh generation.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';

@@ -1,4 +1,4 @@
-// The built-in workspace tools server (issue 4): one McpServer exposing six tools under their
+// The built-in workspace tools server (resources/workspace-tools/MCP_TOOL_SPECIFICATION.md): one McpServer exposing six tools under their
 // canonical names, each carrying its friendly name in _meta for the gateway's friendly surface.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

@@ -1,4 +1,4 @@
-// The one timestamp format of the app (issue 5): `HH:MM:SS.mmm` in local time, with the full
+// The one timestamp format of the app: `HH:MM:SS.mmm` in local time, with the full
 // date on hover. Every view goes through these functions (or <Timestamp>), never toLocale*.
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');

@@ -1,4 +1,4 @@
-// Issue 5, end to end: a call that needs approval, triggered from the Tool console and answered
+// Approvals, end to end: a call that needs approval, triggered from the Tool console and answered
 // in the approvals tray (allow, deny) or in the Approvals view, and one left unanswered until the
 // profile's timeout denies it. Test profiles with their own temp workspace (the demo workspace
 // is in the repository, and writes must not land there).

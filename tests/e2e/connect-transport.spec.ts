@@ -1,4 +1,4 @@
-// The Connect view and `gatehouse connect` give the same text for the same choice (issue 13):
+// The Connect view and `gatehouse connect` give the same text for the same choice:
 // the view shows the command line that prints its configuration, and switching to stdio shows
 // the `gatehouse gateway` form the CLI prints with --transport stdio.
 import { expect, gotoView, launchFromProfiles, openApp, serveForFile, shot } from './support/app';

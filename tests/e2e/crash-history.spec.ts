@@ -1,4 +1,4 @@
-// Issue 12, end to end: a crashed server's history outlives its restart (Servers lists every
+// Crash history (docs/ui-layout.md "What survives a reload, a second window or navigation"), end to end: a crashed server's history outlives its restart (Servers lists every
 // exit with its signal and uptime, Logs has a line for it, a reload keeps both), and stderr with
 // colour codes is shown in colour in the crash banner, never as raw escapes.
 import path from 'node:path';

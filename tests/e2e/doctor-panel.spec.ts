@@ -1,7 +1,9 @@
 // The first-run panel (renderer/views/doctor/doctor-panel.tsx) on a machine where bwrap is refused
 // user namespaces the way Ubuntu's AppArmor refuses them: GATEHOUSE_BWRAP points at a stand-in
-// that answers as the real bwrap does there ("setting up uid map: Permission denied"). Real
-// Chromium, real host, the real doctor checks behind `doctor:run`.
+// that answers as the real bwrap does there ("setting up uid map: Permission denied"), and
+// GATEHOUSE_LANDLOCK at no launcher, so no sandbox kind is left (with the landlock kind the same
+// problems are warnings: servers still start, reduced). Real Chromium, real host, the real doctor
+// checks behind `doctor:run`.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +14,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-doctor-e2e-'));
 const refused = path.join(dir, 'bwrap');
 writeFileSync(refused, '#!/bin/sh\n[ "$1" = --version ] && { echo "bubblewrap 0.9.0"; exit 0; }\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
 
-const { test, serve } = serveForFile({ env: { GATEHOUSE_BWRAP: refused } });
+const { test, serve } = serveForFile({ env: { GATEHOUSE_BWRAP: refused, GATEHOUSE_LANDLOCK: path.join(dir, 'no-landlock-launcher') } });
 test.afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('a failing check shows the panel with the problem and its fix; dismissed, it stays away', async ({ page }, testInfo) => {

@@ -1,4 +1,4 @@
-// Issue 15, in the window: the Servers view shows each server's negotiated era and protocol
+// Eras (docs/gateway.md "Upstream eras"), in the window: the Servers view shows each server's negotiated era and protocol
 // version (a new-era HTTP server — the SDK v2 fixture — beside an old-era stdio one), and Traffic
 // labels the exchange of a call to the new-era server. Real host, real servers, Chromium.
 import { test as base } from '@playwright/test';

@@ -1,4 +1,4 @@
-// Issue 10, end to end: every call is an exchange, and the window shows each with its decision and
+// Exchanges (docs/gateway.md "Every call is an exchange"), end to end: every call is an exchange, and the window shows each with its decision and
 // who decided, whatever became of it. From the Tool console: a call denied by the policy, one
 // pending for a person and then denied by them, one left to the timeout, one allowed. Traffic
 // shows them all (none of the denied ones ever reached a server); the Denials chip finds the

@@ -1,4 +1,4 @@
-// Export model (issue 13), end to end in a real Chromium against the real host: launch the demo,
+// Export model (docs/fiam.md), end to end in a real Chromium against the real host: launch the demo,
 // read a file through the tool console's host command, click Export model in the Servers view and
 // get a FIAM v0.2 YAML download that the specimen's reader accepts, with the call executed.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 9, end to end: the attack that once worked. An agent started in a Gatehouse terminal
+// A hostile agent (docs/security.md "What an agent can reach, per platform"), end to end: the attack that once worked. An agent started in a Gatehouse terminal
 // hunts for a login code (the web shell's login file, every descriptor, environ and cmdline it
 // can see under /proc), reads the host's /proc/<pid>/environ and fd/2, lists the data dir,
 // connects to the approvals relay socket and the web shell's port, logs in with any code it

@@ -1,4 +1,4 @@
-// Issue 5, Approvals: a server's elicitation and sampling requests that no agent client can
+// The approvals inbox (docs/gateway.md "Questions from servers"): a server's elicitation and sampling requests that no agent client can
 // answer come to the inbox, and a person answers them from the tray. server-everything's
 // trigger tools are called as the window's own session (which declares neither capability).
 import type { Page } from '@playwright/test';

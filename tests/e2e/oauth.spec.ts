@@ -1,4 +1,4 @@
-// Issue 14 in a real Chromium against the real headless shell: a local OAuth authorization
+// Sign-in (docs/auth.md "Signing in") in a real Chromium against the real headless shell: a local OAuth authorization
 // server and an MCP server it protects (tests/support/oauth-servers.ts, on loopback), a profile
 // with `auth: oauth`. The Servers view shows "sign-in needed"; Sign in gives the authorization
 // link (the headless shell cannot open a browser itself), which the test's page follows through

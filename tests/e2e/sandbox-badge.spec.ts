@@ -1,4 +1,4 @@
-// Issue 9: a server that runs with `sandbox: off` is flagged in the Servers view, next to one that
+// The sandbox badge (docs/sandbox.md "Modes"): a server that runs with `sandbox: off` is flagged in the Servers view, next to one that
 // runs confined (the default); each one's details say how its limits are enforced. Real Chromium,
 // real host, real bwrap, real cgroups.
 import { callFromPage } from './support/page-api';

@@ -1,4 +1,4 @@
-// Issue 5, end to end in a real Chromium against the real host: launch the demo profile and
+// Servers and Logs, end to end in a real Chromium against the real host: launch the demo profile and
 // see its servers become ready; see a server's stderr in Logs; kill a server's process and see
 // the supervisor restart it. Screenshots of Profiles, Servers, Logs, Connect and Audit.
 import { callFromPage } from './support/page-api';

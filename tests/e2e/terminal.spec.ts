@@ -1,4 +1,4 @@
-// Issue 6, in the browser: open a terminal (the shell preset) for the demo launch, type a
+// Terminals, in the browser: open a terminal (the shell preset) for the demo launch, type a
 // command, see its output; reload the page and see the scrollback replayed from the host; the
 // process's end stays readable. Output is read from xterm's rendered rows in the DOM.
 import type { Locator, Page } from '@playwright/test';

@@ -1,4 +1,4 @@
-// Issue 5, end to end: call a tool of the demo profile from the Tool console and see its request
+// The Tool console, end to end: call a tool of the demo profile from the Tool console and see its request
 // and response in Traffic (the console's "exchange" link selects it there and opens the pair).
 import { ensureLaunched, expect, gotoView, launchFromProfiles, openApp, serveForFile, shot } from './support/app';
 

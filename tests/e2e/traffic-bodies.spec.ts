@@ -1,4 +1,4 @@
-// Issue 12, end to end: a live row keeps no message in the window. Its body is the host's — the
+// Traffic's memory (docs/ui-layout.md), end to end: a live row keeps no message in the window. Its body is the host's — the
 // tap's ring for recent traffic, the audit store (SQLite) once the ring has let it go — fetched
 // for the detail pane, and searched there by the text filter. Real gateway load (SDK clients over
 // Streamable HTTP) pushes the call out of the ring first.

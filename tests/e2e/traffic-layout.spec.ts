@@ -1,4 +1,4 @@
-// Issue 12, end to end in Chromium at 1400×900: the Traffic view with the approvals tray AND the
+// Traffic's layout (docs/ui-layout.md), end to end in Chromium at 1400×900: the Traffic view with the approvals tray AND the
 // detail pane open keeps TIME, DIR, SERVER, METHOD, SUMMARY, DECISION, STATUS and LATENCY
 // readable (each header fully visible, none cut), the footer on one line; the tray opens for a
 // new approval and closes itself once nothing is pending (unless pinned open by hand).

@@ -1,4 +1,4 @@
-// Issue 12, end to end in Chromium against the real host: pins and replay links survive a reload
+// What Traffic keeps (docs/ui-layout.md), end to end in Chromium against the real host: pins and replay links survive a reload
 // (the host keeps them); Pause with a full buffer freezes exactly the rows on screen while several
 // SDK clients keep calling through the HTTP gateway, and nothing newer shows up; Following stays at
 // the true bottom under that load (no empty band below the last row).

@@ -1,4 +1,4 @@
-// What an agent sends on stdio (issue 11): ids JSON cannot carry exactly, nesting past the
+// What an agent sends on stdio (docs/gateway.md "Messages (both sides, stdio and HTTP)"): ids JSON cannot carry exactly, nesting past the
 // limit, an absurd Content-Length. Each request gets exactly one answer that says what was
 // wrong, and the gateway keeps serving the session. Real gateway process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

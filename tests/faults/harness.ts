@@ -1,4 +1,4 @@
-// The fault-injection harness (issue 11): the real `gatehouse gateway` (stdio) as a child
+// The fault-injection harness (docs/gateway.md "Limits under faults and load"): the real `gatehouse gateway` (stdio) as a child
 // process in front of two servers, `good` (well behaved) and `bad` (tests/faults/fixtures/
 // faulty-server.mjs in one misbehaving mode), driven by a raw JSON-RPC peer that counts every
 // answer per request id, while the gateway's RSS is sampled from /proc.
@@ -59,7 +59,7 @@ export class FaultRig {
   constructor(cli: string, yaml: string, env: NodeJS.ProcessEnv = {}) {
     const file = writeProfile(this.tmp.dir, yaml);
     this.dataDir = path.join(this.tmp.dir, 'data');
-    // A person approved these launch commands (issue 16): the faults are the servers', not trust's.
+    // A person approved these launch commands (docs/trust.md "Launch consent"): the faults are the servers', not trust's.
     pinProfile(this.dataDir, file);
     this.peer = new RawStdioPeer(process.execPath, [cli, 'gateway', '--profile', file, '--data-dir', this.dataDir, '--tool-surface', 'canonical'], {
       cwd: this.tmp.dir,

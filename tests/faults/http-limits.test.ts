@@ -1,4 +1,4 @@
-// Hostile HTTP clients against the gateway's Streamable HTTP endpoint (issue 11): oversized
+// Hostile HTTP clients against the gateway's Streamable HTTP endpoint (docs/gateway.md "HTTP endpoint"): oversized
 // bodies get 413 with a JSON-RPC error (not a reset), ids JSON cannot carry exactly and nesting
 // past the limit are refused with -32600 and the id as sent, sessions per token are capped
 // (least recently active evicted), slow bodies and idle unauthenticated sockets are cut, and the

@@ -1,4 +1,4 @@
-// Fault injection, process side (issue 11): a server that never initializes, hangs, leaves a
+// Fault injection, process side (docs/gateway.md "Limits under faults and load"): a server that never initializes, hangs, leaves a
 // grandchild in its own session, ignores EOF and SIGTERM, or crashes in a loop. Real gateway
 // process, real server processes; figures printed per scenario.
 import { readFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ const pidsIn = (file: string): number[] => {
 };
 
 describe('fault injection: how a server process behaves', { timeout: 180_000 }, () => {
-  // The gateway answers initialize at once with what is ready (issue 11, first bullet): a
+  // The gateway answers initialize at once with what is ready (docs/gateway.md "Servers that are slow to start"): a
   // server that never answers initialize delays nobody.
   it('no-initialize: the gateway answers initialize before the silent server settles', async () => {
     const rig = new FaultRig(cli(), profileYaml({ args: ['--mode', 'no-initialize'] }));

@@ -1,5 +1,5 @@
 // One fault scenario: the bad server misbehaves while the agent keeps calling the good one.
-// Checks what issue 11 asks of every fault: the other server keeps answering, the gateway's RSS
+// Checks what docs/gateway.md "Limits under faults and load" promises under every fault: the other server keeps answering, the gateway's RSS
 // stays under its ceiling, the faulty server ends in an honest state with its reason, and every
 // request the agent sent gets exactly one answer. Prints the figures.
 import { expect } from 'vitest';

@@ -1,4 +1,4 @@
-// Fault injection, stdout side (issue 11): floods, lying Content-Length, unsolicited responses,
+// Fault injection, stdout side (docs/gateway.md "Limits under faults and load"): floods, lying Content-Length, unsolicited responses,
 // deep nesting. Real gateway process, real server processes; figures printed per scenario.
 import { describe, it } from 'vitest';
 import { useCliBundle } from './harness';

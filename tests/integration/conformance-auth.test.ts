@@ -1,4 +1,4 @@
-// Proof → Conformance, OAuth (issue 14): every scored `auth/*` client scenario of the official
+// Conformance, OAuth (docs/auth.md "The official conformance suite"): every scored `auth/*` client scenario of the official
 // suite, 0.2.0-alpha.12 `--requirements 2025-11-25`, run against `bin/gatehouse auth check
 // --headless` exactly as the suite's docs say a client is run (the suite appends the URL).
 // The scenario list comes from the suite itself (`list --client --requirements 2025-11-25`), so

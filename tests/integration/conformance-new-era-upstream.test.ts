@@ -1,4 +1,4 @@
-// Issue 15, set-up 2: the official conformance suite (conformance-next, 0.2.0-alpha.12, pinned in
+// Upstream eras (docs/gateway.md), set-up 2: the official conformance suite (conformance-next, 0.2.0-alpha.12, pinned in
 // tools/conformance/) against the gateway with a NEW-era HTTP server as its only upstream
 // (tests/fixtures/conformance-next/server.mjs, SDK v2, serves 2026-07-28 only).
 //   (a) the fixture directly, `--requirements 2026-07-28`: every scored scenario passes (the

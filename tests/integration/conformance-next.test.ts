@@ -1,4 +1,4 @@
-// Proof → Conformance for both eras (issue 15): the official MCP conformance suite 0.2.0-alpha.12
+// Conformance for both eras (docs/gateway.md "Two eras downstream"): the official MCP conformance suite 0.2.0-alpha.12
 // run with `--requirements 2026-07-28` AND `--requirements 2025-11-25` against the gateway, with
 // an upstream set-up behind it. Every scored scenario of both revisions must pass; the
 // not-scored ones (tasks extension, pending, added-after-release) are run and reported only.

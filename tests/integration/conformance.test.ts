@@ -1,4 +1,4 @@
-// Proof → Conformance (issue 3): the official MCP conformance suite, server scenarios, run
+// Conformance: the official MCP conformance suite, server scenarios, run
 //   (a) against our conforming fixture server directly (its own Streamable HTTP),
 //   (b) against the gateway with the fixture behind it over stdio,
 //   (c) against the gateway with the fixture behind it as a Streamable HTTP upstream.

@@ -1,4 +1,4 @@
-// Interop across eras (issue 15): one running gateway with a NEW-era server (SDK v2 fixture over
+// Interop across eras (docs/gateway.md "Two eras downstream", "Upstream eras"): one running gateway with a NEW-era server (SDK v2 fixture over
 // HTTP) and an OLD-era server (SDK v1 fixture over stdio) behind it, and two agents at once: an
 // SDK v2 client in `versionNegotiation: auto` mode and an SDK v1 client. Both call tools of both
 // servers, answer an elicitation that reaches them through the bridge (the new-era server's

@@ -1,4 +1,4 @@
-// The approvals inbox answers what an agent's client cannot (issue 5, Approvals; issue 3):
+// The approvals inbox answers what an agent's client cannot (docs/gateway.md "Questions from servers"):
 // server-everything's sampling and elicitation tools, called through the gateway by an SDK
 // client that declares neither capability. The request waits in the broker with its question,
 // names the server and the triggering call, and a person's answer becomes the result.

@@ -1,4 +1,4 @@
-// MCP 2026-07-28 beside 2025-11-25 on one gateway, and the input bridge, attacked (issue 15):
+// MCP 2026-07-28 beside 2025-11-25 on one gateway, and the input bridge, attacked (docs/gateway.md "Two eras downstream"):
 // both eras on one endpoint at once; a wrong version, missing _meta, header mismatches; a
 // tampered, replayed, foreign, misdirected or stolen requestState; a retry after the hold
 // expired; an agent that never retries (the server gets a decline, nothing stays held); a

@@ -1,4 +1,4 @@
-// A real new-era client against the gateway (issue 15): the SDK v2 client
+// A real new-era client against the gateway (docs/gateway.md "Two eras downstream"): the SDK v2 client
 // (@modelcontextprotocol/client 2.4) in auto mode finds the gateway speaks 2026-07-28
 // (server/discover), uses no session, and answers an OLD-era stdio server's mid-call elicitation
 // and sampling through the input bridge with its own MRTR handling (input_required → its

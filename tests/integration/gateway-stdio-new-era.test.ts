@@ -1,4 +1,4 @@
-// Both eras on the stdio gateway (issue 15): `node out/cli.mjs gateway --profile P` spoken to
+// Both eras on the stdio gateway (docs/gateway.md "Two eras downstream"): `node out/cli.mjs gateway --profile P` spoken to
 // raw, with the OLD-era conformance fixture behind it. New-era requests need no initialize,
 // carry their version in _meta and get `resultType`; the bridge turns the fixture's mid-call
 // elicitation into input_required; an old-era initialize on the same stream still opens the

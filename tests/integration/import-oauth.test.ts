@@ -1,4 +1,4 @@
-// Import of the clients' OAuth settings (issue 14): Claude Code's `oauth` object and remote
+// Import of the clients' OAuth settings (docs/auth.md "In a profile"): Claude Code's `oauth` object and remote
 // entries, VS Code remote entries, and `mcp-remote` wrappers (Claude Desktop, Cursor...) become
 // `auth: oauth` servers that validate; no client secret value reaches the profile.
 import { describe, expect, it } from 'vitest';

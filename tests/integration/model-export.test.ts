@@ -1,4 +1,4 @@
-// FIAM export (issue 13): the demo profile after a real read_file call, exported by the real CLI
+// FIAM export (docs/fiam.md): the demo profile after a real read_file call, exported by the real CLI
 // (`gatehouse model export --observed`) and by the window's host API, read back by the same reader
 // as the FIAM specimen, and checked to use every kind the specimen uses, with the call `executed`
 // and `mode: observed` evidence citing the audit session and exchange.

@@ -85,7 +85,7 @@ async function sixRunning(command: 'launch' | 'gateway'): Promise<{ marker: stri
   const marker = `orphan-${randomUUID()}`;
   const file = writeProfile(tmp.dir, profileYaml('orphans', sixServers(marker)));
   const data = path.join(tmp.dir, 'data');
-  // A person approved these launch commands (issue 16), so all six start.
+  // A person approved these launch commands (docs/trust.md "Launch consent"), so all six start.
   pinProfile(data, file);
   const args = command === 'launch' ? ['launch', '--profile', file, '--no-http', '--no-approver', '--data-dir', data] : ['gateway', '--profile', file, '--data-dir', data];
   const { child, stderr } = startCli(args, command === 'launch' ? 'ignore' : 'pipe');

@@ -1,5 +1,5 @@
 // fs.read / fs.write through the real built server over stdio: happy paths, every error type and
-// the confinement attacks of issue 4.
+// the confinement attacks of docs/security.md "Workspace confinement".
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Memory stays bounded whatever the file or response size (issue 4): a 2 GiB sparse file and a
+// Memory stays bounded whatever the file or response size: a 2 GiB sparse file and a
 // 1 GiB streamed response, measured as the server process's peak RSS (VmHWM) after the call.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSync, ftruncateSync, closeSync, writeSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Upstream eras (issue 15): each HTTP server's era is found once and remembered in the data dir.
+// Upstream eras (docs/gateway.md "Upstream eras"): each HTTP server's era is found once and remembered in the data dir.
 // A new-era server is probed with `server/discover` on its first start only; the next launch
 // adopts the remembered discovery with zero round trips. An old-era server is probed once and
 // then spoken to as before, without a probe. A remembered verdict that stops matching (the

@@ -1,4 +1,4 @@
-// The reverse bridge's boundaries (issue 15): a new-era server's input_required, seen by an
+// The reverse bridge's boundaries (docs/gateway.md "Upstream eras"): a new-era server's input_required, seen by an
 // old-era agent through the gateway. The server is real (SDK v2, tests/fixtures/conformance-next/
 // hostile-server.mjs) and misbehaves on purpose: it asks for ever and hands out a requestState
 // (a method no client answers is refused by its own SDK before it is sent, so

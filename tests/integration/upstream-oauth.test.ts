@@ -1,4 +1,4 @@
-// Upstream OAuth (issue 14) end to end in one host: a local authorization server and the MCP
+// Upstream OAuth (docs/auth.md) end to end in one host: a local authorization server and the MCP
 // server it protects (tests/support/oauth-servers.ts), a profile with `auth: oauth`, a real
 // agent on the gateway's Streamable HTTP endpoint. Sign-in is followed headless (the page is
 // played by followAuthorizationHeadless; the Chromium version is tests/e2e/oauth.spec.ts).

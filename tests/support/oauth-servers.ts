@@ -1,5 +1,5 @@
 // A local OAuth 2.1 authorization server and an MCP server it protects, both on 127.0.0.1,
-// written for the tests (issue 14): real HTTP, real PKCE, real tokens; nothing mocked on the
+// written for the tests (docs/auth.md): real HTTP, real PKCE, real tokens; nothing mocked on the
 // client side. The authorization server approves without a person (as test servers do), so the
 // redirect can be followed by a page or by `--headless`.
 //

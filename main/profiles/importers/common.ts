@@ -61,9 +61,7 @@ export function parseJsonc(text: string, fileName: string): unknown {
   }
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObject } from '../../base/is-object';
 
 /** `a.b["c d"]` style path for messages. */
 export function keyPath(...parts: string[]): string {

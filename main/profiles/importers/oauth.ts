@@ -1,4 +1,4 @@
-// OAuth settings of the clients' configs → `auth: oauth` (issue 14). Kept apart from common.ts
+// OAuth settings of the clients' configs → `auth: oauth` (docs/auth.md "In a profile"). Kept apart from common.ts
 // so the importers' secret handling (common.ts) and this mapping change independently.
 //   - Claude Code and VS Code sign in to a remote (http/sse) server by themselves when it
 //     answers 401: a remote entry without an Authorization header gets `auth: oauth`, which
@@ -84,7 +84,7 @@ export function liftMcpRemote(b: DraftWarnings, d: ServerDraft): ServerDraft {
   };
   // An argument this mapping does not understand keeps the wrapper as a command (its args then go
   // through the importer's secret scan, common.ts): lifting it would drop what it says. Warnings
-  // name positions, never values: an argument may be a secret (issue 9's import finding).
+  // name positions, never values: an argument may be a secret (docs/security.md "What is protected": import never copies one).
   let position = i;
   const keepAsCommand = (why: string): ServerDraft => {
     b.warn(`${where}[${position}]: ${why}; the mcp-remote wrapper is kept as a command`);

@@ -1,4 +1,4 @@
-// ANSI SGR parsing for server stderr (issue 5, Logs): colours rendered, everything else that is
+// ANSI SGR parsing for server stderr (the Logs view): colours rendered, everything else that is
 // an escape sequence stripped so a log line never moves a cursor or retitles a window.
 // Covered: SGR 0/1/2/3/4/7/22/23/24/27/39/49, 30–37, 90–97, 40–47, 100–107, 38/48;5;n (256
 // colours) and 38/48;2;r;g;b (truecolor). Other CSI, OSC (BEL or ST terminated), and lone ESC

@@ -1,4 +1,4 @@
-// Server stderr for the Logs view (issue 5): bounded per server, line-numbered, with a
+// Server stderr for the Logs view: bounded per server, line-numbered, with a
 // separator where a new run of the server starts, and a search whose hits are kept up to date
 // as lines arrive. Lines live here, never in React state (STYLE.md); the view reads them on
 // animation frames through a virtualized list.

@@ -1,10 +1,12 @@
 // The schema form's model, free of React: JSON Schema → fields → form values → JSON arguments,
 // with validation messages that say what was expected and what was found.
 //
-// Scope (issue 5): strings, numbers/integers with bounds, booleans, enums, arrays of scalars
+// Scope: strings, numbers/integers with bounds, booleans, enums, arrays of scalars
 // or objects, nested objects, required markers, descriptions, defaults. Anything else (oneOf,
 // tuple arrays, additionalProperties maps, …) becomes a raw JSON field rather than a guess.
 // Local `$ref`s (`#/$defs/…`, `#/definitions/…`) are followed, with a depth cap for cycles.
+
+import { isObject } from '../../../common/is-object';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -93,10 +95,6 @@ interface Ctx {
   depth: number;
 }
 
-function isObj(v: unknown): v is JsonSchema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function resolveRef(schema: JsonSchema, root: JsonSchema, depth: number): JsonSchema | null {
   let s = schema;
   let d = depth;
@@ -107,9 +105,9 @@ function resolveRef(schema: JsonSchema, root: JsonSchema, depth: number): JsonSc
     let target: unknown = root;
     for (const part of ref.slice(1).split('/').filter(Boolean)) {
       const key = decodeURIComponent(part.replace(/~1/g, '/').replace(/~0/g, '~'));
-      target = isObj(target) ? target[key] : undefined;
+      target = isObject(target) ? target[key] : undefined;
     }
-    if (!isObj(target)) return null;
+    if (!isObject(target)) return null;
     const { $ref: _ref, ...rest } = s;
     s = { ...target, ...rest };
   }
@@ -121,8 +119,8 @@ function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boo
   for (const key of ['anyOf', 'oneOf'] as const) {
     const alts = schema[key];
     if (Array.isArray(alts) && alts.length === 2) {
-      const nonNull = alts.filter((a) => !(isObj(a) && a.type === 'null'));
-      if (nonNull.length === 1 && isObj(nonNull[0])) {
+      const nonNull = alts.filter((a) => !(isObject(a) && a.type === 'null'));
+      if (nonNull.length === 1 && isObject(nonNull[0])) {
         const { [key]: _alts, ...rest } = schema;
         return { schema: { ...rest, ...nonNull[0] }, nullable: true };
       }
@@ -165,7 +163,7 @@ function build(raw: JsonSchema, ctx: Ctx): Field {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return { ...base, kind: 'enum', options: schema.enum };
   if ('const' in schema) return { ...base, kind: 'enum', options: [schema.const] };
 
-  const type = schema.type ?? (isObj(schema.properties) ? 'object' : undefined);
+  const type = schema.type ?? (isObject(schema.properties) ? 'object' : undefined);
   switch (type) {
     case 'string':
       return {
@@ -190,17 +188,17 @@ function build(raw: JsonSchema, ctx: Ctx): Field {
     case 'boolean':
       return { ...base, kind: 'boolean' };
     case 'object': {
-      const props = isObj(schema.properties) ? schema.properties : {};
+      const props = isObject(schema.properties) ? schema.properties : {};
       const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
       // A free-form map (no properties, only additionalProperties) has no fields to show.
       if (Object.keys(props).length === 0 && ctx.depth > 0) return { ...base, kind: 'json' };
       const fields = Object.entries(props).map(([key, s]) =>
-        isObj(s) ? build(s, { key, required: required.has(key), root: ctx.root, depth: ctx.depth + 1 }) : ({ kind: 'json', key, label: humanize(key), required: required.has(key) } as JsonField),
+        isObject(s) ? build(s, { key, required: required.has(key), root: ctx.root, depth: ctx.depth + 1 }) : ({ kind: 'json', key, label: humanize(key), required: required.has(key) } as JsonField),
       );
       return { ...base, kind: 'object', fields };
     }
     case 'array': {
-      if (!isObj(schema.items)) return { ...base, kind: 'json' };
+      if (!isObject(schema.items)) return { ...base, kind: 'json' };
       const item = build(schema.items, { key: '', required: true, root: ctx.root, depth: ctx.depth + 1 });
       if (item.kind === 'array' || item.kind === 'json') return { ...base, kind: 'json' };
       return { ...base, kind: 'array', item, minItems: num(schema.minItems), maxItems: num(schema.maxItems) };
@@ -250,7 +248,7 @@ export function valueFromJson(field: Field, json: unknown): FormValue {
       return i;
     }
     case 'object': {
-      const src = isObj(json) ? json : {};
+      const src = isObject(json) ? json : {};
       return Object.fromEntries(field.fields.map((f) => [f.key, src[f.key] === undefined ? initialValue(f) : valueFromJson(f, src[f.key])]));
     }
     case 'array':
@@ -276,7 +274,7 @@ export function toJson(field: Field, value: FormValue): ToJsonResult {
 /** The arguments object for tools/call: the root converted, `{}` when everything is empty. */
 export function toArguments(field: Field, value: FormValue): { args: Record<string, unknown>; errors: FieldError[] } {
   const { value: v, errors } = toJson(field, value);
-  return { args: isObj(v) ? v : {}, errors };
+  return { args: isObject(v) ? v : {}, errors };
 }
 
 function join(path: string, key: string | number): string {
@@ -330,7 +328,7 @@ function convert(field: Field, value: FormValue, path: string, errors: FieldErro
       return field.options[i];
     }
     case 'object': {
-      const src = isObj(value) ? (value as Record<string, FormValue>) : {};
+      const src = isObject(value) ? (value as Record<string, FormValue>) : {};
       // An optional object the user never touched is left out, required children and all:
       // asking for `options.mode` only makes sense once someone fills in `options`.
       if (!field.required && field.fields.every((f) => sameValue(src[f.key] ?? initialValue(f), initialValue(f)))) return undefined;
@@ -390,7 +388,7 @@ export function setIn(value: FormValue, path: Array<string | number>, next: Form
     arr[head] = setIn(arr[head] ?? null, rest, next);
     return arr;
   }
-  const obj = isObj(value) ? { ...(value as Record<string, FormValue>) } : {};
+  const obj = isObject(value) ? { ...(value as Record<string, FormValue>) } : {};
   obj[head] = setIn(obj[head] ?? null, rest, next);
   return obj;
 }

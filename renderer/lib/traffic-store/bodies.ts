@@ -1,4 +1,4 @@
-// Message bodies of live rows, fetched from the host when shown (issue 12): the detail pane,
+// Message bodies of live rows, fetched from the host when shown (docs/ui-layout.md "Traffic's memory and render path"): the detail pane,
 // replay, diff and export ask here; the store keeps only row fields (body-shed.ts). A few hundred
 // recent bodies are cached so moving between rows does not refetch.
 import type { HostApi } from '../../../common/host-api';

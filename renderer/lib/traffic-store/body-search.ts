@@ -1,4 +1,4 @@
-// A text query over live rows' messages (issue 12): the window no longer holds them, so the
+// A text query over live rows' messages (docs/ui-layout.md "Traffic's memory and render path"): the window no longer holds them, so the
 // rows already held are searched by the host (`traffic:search`, through `search`), and a row
 // that arrives while the query is set is checked on arrival, before its message goes.
 import { bodyText } from './body-shed';

@@ -1,9 +1,10 @@
-// Memory per held row (issue 12): a live row keeps its fields, not its message. The body stays
+// Memory per held row (docs/ui-layout.md "Traffic's memory and render path"): a live row keeps its fields, not its message. The body stays
 // in the host (the tap's ring, then the audit store) and is fetched when shown (bodies.ts).
 // What the row still needs from its message — the summary's pieces, what linking reads on a
 // rebuild (ids, progress token, error) — is taken here, as small fresh strings, before the
 // message is let go; the message is replaced by a stub that holds only that.
-import { compact, invalidateSummary, isObj, methodSummary, resultText, type Obj } from './summary';
+import { isObject } from '../../../common/is-object';
+import { compact, invalidateSummary, methodSummary, resultText, type Obj } from './summary';
 import type { TrafficEvent, TrafficRow } from './types';
 
 
@@ -100,8 +101,8 @@ export function bodyText(ev: TrafficEvent): string {
  */
 export function shedBody(row: TrafficRow, strings: Interner): void {
   const ev = row.ev;
-  const msg = isObj(ev.message) ? ev.message : {};
-  const params = isObj(msg.params) ? msg.params : {};
+  const msg = isObject(ev.message) ? ev.message : {};
+  const params = isObject(msg.params) ? msg.params : {};
   if (ev.kind === 'request' || ev.kind === 'notification') {
     // tools/call: the arguments only (the label takes the tool name as it becomes known).
     row.brief = strings.get(clipped(ev.method === 'tools/call' ? compact(params.arguments ?? {}) : methodSummary(ev.method ?? '', params, row)));
@@ -121,7 +122,7 @@ export function shedBody(row: TrafficRow, strings: Interner): void {
 function stubOf(ev: TrafficEvent, msg: Obj, params: Obj, strings: Interner): unknown {
   switch (ev.kind) {
     case 'request': {
-      const token = isObj(params._meta) ? params._meta.progressToken : undefined;
+      const token = isObject(params._meta) ? params._meta.progressToken : undefined;
       const name = typeof params.name === 'string' ? strings.get(params.name) : undefined;
       if (typeof token !== 'string' && typeof token !== 'number') return name === undefined ? EMPTY_PARAMS : strings.stub(name);
       return { params: { ...(name !== undefined ? { name } : {}), _meta: { progressToken: token } } };
@@ -135,12 +136,12 @@ function stubOf(ev: TrafficEvent, msg: Obj, params: Obj, strings: Interner): unk
       return EMPTY_STUB;
     }
     default: {
-      if (isObj(msg.error)) {
+      if (isObject(msg.error)) {
         return { error: { message: typeof msg.error.message === 'string' ? clipped(msg.error.message) : 'error', code: msg.error.code } };
       }
-      if (isObj(msg.result) && msg.result.isError === true) {
+      if (isObject(msg.result) && msg.result.isError === true) {
         const content = Array.isArray(msg.result.content) ? msg.result.content : [];
-        const text = content.find((c): c is Obj => isObj(c) && typeof c.text === 'string');
+        const text = content.find((c): c is Obj => isObject(c) && typeof c.text === 'string');
         return { result: { isError: true, content: [{ type: 'text', text: text ? clipped(String(text.text)) : 'tool error' }] } };
       }
       return OK_STUB;

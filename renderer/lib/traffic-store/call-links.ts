@@ -1,8 +1,9 @@
-// How the Traffic store links messages into calls (issue 5, issue 10): the indexes from a
+// How the Traffic store links messages into calls (docs/gateway.md "Every call is an exchange"): the indexes from a
 // request's id, progress token and exchange to its row, and what each arriving request,
 // notification and response does to the call it belongs to. The store owns the rows and the
 // visible list; this owns who belongs to whom.
-import { invalidateSummary, isObj, type Obj } from './summary';
+import { isObject } from '../../../common/is-object';
+import { invalidateSummary, type Obj } from './summary';
 import type { Direction, Progress, RowStatus, TrafficEvent, TrafficRow } from './types';
 
 /** Server → client requests that happen on behalf of a call in flight (MCP: sampling, elicitation, roots). */
@@ -83,7 +84,7 @@ export class CallLinks {
   request(row: TrafficRow): void {
     const { ev } = row;
     row.status = 'pending';
-    const params = isObj(ev.message) && isObj(ev.message.params) ? ev.message.params : undefined;
+    const params = isObject(ev.message) && isObject(ev.message.params) ? ev.message.params : undefined;
     if (ev.id !== undefined) {
       const key = `${row.conn}\u0000${ev.direction}\u0000${idKey(ev.id)}`;
       this.pending.set(key, row);
@@ -92,7 +93,7 @@ export class CallLinks {
       if (list) list.push(row);
       else this.inflight.set(flightKey, [row]);
     }
-    const meta = params && isObj(params._meta) ? params._meta : undefined;
+    const meta = params && isObject(params._meta) ? params._meta : undefined;
     const token = meta?.progressToken;
     if (typeof token === 'string' || typeof token === 'number') this.tokens.set(`${row.conn}\u0000${idKey(token)}`, row);
 
@@ -123,7 +124,7 @@ export class CallLinks {
 
   notification(row: TrafficRow): void {
     const { ev } = row;
-    const params = isObj(ev.message) && isObj(ev.message.params) ? ev.message.params : {};
+    const params = isObject(ev.message) && isObject(ev.message.params) ? ev.message.params : {};
     if (ev.method === 'notifications/progress') {
       const token = params.progressToken;
       if (typeof token !== 'string' && typeof token !== 'number') return;
@@ -160,8 +161,8 @@ export class CallLinks {
       // A leg of a known call, or history whose request is older still: not an orphan. Only a
       // response nobody asked for (as far as anything held or known says) is "unmatched".
       if (ev.exchange || this.ingestingHistory) {
-        const msg = isObj(ev.message) ? ev.message : {};
-        row.status = ev.kind === 'error' || isObj(msg.error) || (isObj(msg.result) && msg.result.isError === true) ? 'error' : 'ok';
+        const msg = isObject(ev.message) ? ev.message : {};
+        row.status = ev.kind === 'error' || isObject(msg.error) || (isObject(msg.result) && msg.result.isError === true) ? 'error' : 'ok';
         return;
       }
       row.status = 'unmatched';
@@ -182,15 +183,15 @@ export class CallLinks {
     req.latencyMs = ev.latencyMs ?? Math.max(0, ev.ts - req.ev.ts);
     if (ev.decision) req.decision = ev.decision;
     if (ev.tool) req.tool = ev.tool;
-    const msg = isObj(ev.message) ? ev.message : {};
+    const msg = isObject(ev.message) ? ev.message : {};
     let status: RowStatus = 'ok';
-    if (ev.kind === 'error' || isObj(msg.error)) {
+    if (ev.kind === 'error' || isObject(msg.error)) {
       status = 'error';
-      req.error = isObj(msg.error) && typeof msg.error.message === 'string' ? msg.error.message : 'error';
-    } else if (isObj(msg.result) && msg.result.isError === true) {
+      req.error = isObject(msg.error) && typeof msg.error.message === 'string' ? msg.error.message : 'error';
+    } else if (isObject(msg.result) && msg.result.isError === true) {
       status = 'error';
       const content = Array.isArray(msg.result.content) ? msg.result.content : [];
-      const text = content.find((c): c is Obj => isObj(c) && typeof c.text === 'string');
+      const text = content.find((c): c is Obj => isObject(c) && typeof c.text === 'string');
       req.error = text ? String(text.text) : 'tool error';
     }
     // A call already marked aborted stays aborted: whatever came late does not un-abort it.
@@ -216,8 +217,8 @@ export class CallLinks {
         if (i >= 0) list.splice(i, 1);
       }
       if (list && list.length === 0) this.inflight.delete(flightKey);
-      const params = isObj(ev.message) && isObj(ev.message.params) ? ev.message.params : undefined;
-      const token = params && isObj(params._meta) ? params._meta.progressToken : undefined;
+      const params = isObject(ev.message) && isObject(ev.message.params) ? ev.message.params : undefined;
+      const token = params && isObject(params._meta) ? params._meta.progressToken : undefined;
       if (typeof token === 'string' || typeof token === 'number') {
         const tk = `${row.conn}\u0000${idKey(token)}`;
         if (this.tokens.get(tk) === row) this.tokens.delete(tk);

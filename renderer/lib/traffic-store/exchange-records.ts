@@ -1,4 +1,4 @@
-// The host's exchange records in the Traffic store (issue 10): a call's decision, decider and
+// The host's exchange records in the Traffic store (docs/gateway.md "Every call is an exchange"): a call's decision, decider and
 // outcome from `exchange:batch`, applied to the call's row, and the row a call stands on when it
 // crossed no agent-side hop (Tool console, legacy envelope).
 import { newEraSides } from '../era';

@@ -1,4 +1,4 @@
-// The Traffic filter (issue 5): a TrafficFilter compiled once per change into sets and matchers,
+// The Traffic filter: a TrafficFilter compiled once per change into sets and matchers,
 // and the text a search runs over. The store keeps each row's match; this decides it.
 import { rowSummary } from './summary';
 import type { Direction, StatusFilter, TrafficFilter, TrafficRow } from './types';

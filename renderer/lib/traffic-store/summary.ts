@@ -1,13 +1,13 @@
 // The one-line summary of a row: what a person scanning the timeline needs to recognise it
 // (tool name, log text, progress `3/6`, error message, resource URI…). Computed lazily and cached
 // on the row, so ingesting thousands of events per second never stringifies a message.
+import { isObject } from '../../../common/is-object';
 import type { TrafficRow } from './types';
 
 const MAX = 240;
 
 export type Obj = Record<string, unknown>;
 /** A JSON object (not an array, not null): what the store reads messages through. */
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
 export function rowSummary(row: TrafficRow): string {
@@ -24,19 +24,19 @@ export function invalidateSummary(row: TrafficRow): void {
 
 function computeSummary(row: TrafficRow): string {
   const { ev } = row;
-  const msg = isObj(ev.message) ? ev.message : {};
+  const msg = isObject(ev.message) ? ev.message : {};
   if (ev.kind === 'fault') return `${ev.fault ?? 'protocol fault'}: ${compact(msg.raw)}`;
   if (ev.kind === 'response' || ev.kind === 'error') {
     // A row of its own only when unmatched.
     return `unmatched response: ${row.brief ?? resultText(msg) ?? compact(msg.result ?? msg.error)}`;
   }
-  const params = isObj(msg.params) ? msg.params : {};
+  const params = isObject(msg.params) ? msg.params : {};
   // A live row's message is in the host: its summary pieces were taken on arrival (body-shed.ts).
   let text = row.brief === undefined ? methodSummary(ev.method ?? '', params, row) : ev.method === 'tools/call' ? `${toolLabel(params, row)} ${row.brief}` : row.brief;
   if (row.progress && ev.kind === 'request') text = `${progressText(row.progress)} · ${text}`;
   if (row.pair && row.status === 'error' && row.error) text += ` → ${row.error}`;
   else if (row.pair && row.status === 'ok') {
-    const out = row.outText ?? resultText(isObj(row.pair.ev.message) ? row.pair.ev.message : {});
+    const out = row.outText ?? resultText(isObject(row.pair.ev.message) ? row.pair.ev.message : {});
     if (out && ev.method === 'tools/call') text += ` → ${out}`;
   }
   return text;
@@ -77,19 +77,19 @@ export function methodSummary(method: string, p: Obj, row: TrafficRow): string {
     case 'prompts/get':
       return `${str(p.name) ?? '?'} ${p.arguments ? compact(p.arguments) : ''}`;
     case 'initialize': {
-      const info = isObj(p.clientInfo) ? p.clientInfo : {};
+      const info = isObject(p.clientInfo) ? p.clientInfo : {};
       return `${str(info.name) ?? 'client'} ${str(info.version) ?? ''} · protocol ${str(p.protocolVersion) ?? '?'}`;
     }
     case 'sampling/createMessage': {
       const msgs = Array.isArray(p.messages) ? p.messages : [];
       const last = msgs[msgs.length - 1];
-      const content = isObj(last) && isObj(last.content) ? str(last.content.text) : undefined;
+      const content = isObject(last) && isObject(last.content) ? str(last.content.text) : undefined;
       return `${content ?? `${msgs.length} message(s)`}${p.maxTokens ? ` · max ${str(p.maxTokens)} tokens` : ''}`;
     }
     case 'elicitation/create':
       return str(p.message) ?? compact(p);
     case 'completion/complete': {
-      const arg = isObj(p.argument) ? p.argument : {};
+      const arg = isObject(p.argument) ? p.argument : {};
       return `${str(arg.name) ?? ''}=${str(arg.value) ?? ''}`;
     }
     case 'logging/setLevel':
@@ -101,19 +101,19 @@ export function methodSummary(method: string, p: Obj, row: TrafficRow): string {
 
 /** The text of a tool result or a JSON-RPC error, if it has one. */
 export function resultText(msg: Obj): string | undefined {
-  if (isObj(msg.error)) return `${str(msg.error.message) ?? 'error'}${msg.error.code !== undefined ? ` (${str(msg.error.code)})` : ''}`;
+  if (isObject(msg.error)) return `${str(msg.error.message) ?? 'error'}${msg.error.code !== undefined ? ` (${str(msg.error.code)})` : ''}`;
   const r = msg.result;
-  if (!isObj(r)) return undefined;
+  if (!isObject(r)) return undefined;
   if (Array.isArray(r.content)) {
-    for (const c of r.content) if (isObj(c) && typeof c.text === 'string') return c.text;
+    for (const c of r.content) if (isObject(c) && typeof c.text === 'string') return c.text;
     const first = r.content[0];
-    if (isObj(first)) return `[${str(first.type) ?? 'content'}]`;
+    if (isObject(first)) return `[${str(first.type) ?? 'content'}]`;
   }
   if (Array.isArray(r.tools)) return `${r.tools.length} tools`;
   if (Array.isArray(r.resources)) return `${r.resources.length} resources`;
   if (Array.isArray(r.prompts)) return `${r.prompts.length} prompts`;
   if (Array.isArray(r.contents)) return `${r.contents.length} content(s)`;
-  if (isObj(r.serverInfo)) return `${str(r.serverInfo.name) ?? 'server'} ${str(r.serverInfo.version) ?? ''} · protocol ${str(r.protocolVersion) ?? '?'}`;
+  if (isObject(r.serverInfo)) return `${str(r.serverInfo.name) ?? 'server'} ${str(r.serverInfo.version) ?? ''} · protocol ${str(r.protocolVersion) ?? '?'}`;
   return undefined;
 }
 

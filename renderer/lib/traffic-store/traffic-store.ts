@@ -1,4 +1,4 @@
-// The Traffic timeline's data (issue 5): a bounded, indexed store of JSON-RPC traffic that the
+// The Traffic timeline's data (docs/ui-layout.md "Traffic's memory and render path"): a bounded, indexed store of JSON-RPC traffic that the
 // view reads on animation frames. Output bytes never live in React state (STYLE.md): rows live
 // here, and a virtualized list renders the visible slice.
 //

@@ -63,7 +63,7 @@ export interface TrafficRow {
   outText?: string;
   /** Replay: the seq of the call this one re-sent. */
   replayOf?: number;
-  /** Which side of its exchange spoke the new protocol era (2026-07-28+), if any (lib/era.ts). */
+  /** Which side of its exchange spoke the new protocol era (common/protocol-era.ts), if any (lib/era.ts). */
   newEra?: 'agent' | 'server' | 'both';
   // --- caches (owned by the store) ---
   /** @internal */ _summary?: string;

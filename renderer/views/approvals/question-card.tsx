@@ -1,4 +1,4 @@
-// The answer area of a sampling or elicitation request (issue 5, Approvals): a server asked
+// The answer area of a sampling or elicitation request (docs/gateway.md "Questions from servers"): a server asked
 // something the agent's client cannot answer, so a person does. Elicitation: the server's
 // message and its requested schema as a form (Accept / Decline / Cancel); URL mode: the URL
 // to open and Accept / Decline. Sampling: the conversation, a reply box (Send reply /

@@ -1,6 +1,7 @@
-// Sampling and elicitation requests a person answers in the inbox (issue 5, Approvals): what
+// Sampling and elicitation requests a person answers in the inbox (docs/gateway.md "Questions from servers"): what
 // the card shows and the answer it sends, free of React. The host checks every answer again
 // (main/approvals/questions.ts); this side only helps the person get it right first time.
+import { isObject } from '../../../common/is-object';
 import { MAX_SAMPLING_REPLY_CHARS } from '../../../common/host-api';
 import { toArguments, type Field, type FormValue, type JsonSchema } from '../../lib/schema-form/model';
 import type { PendingApproval } from '../../state/types';
@@ -15,25 +16,21 @@ export type QuestionView =
   | { type: 'elicitation-url'; message: string; url: string; elicitationId?: string; /** Only http(s) URLs become links. */ openable: boolean }
   | { type: 'sampling'; messages: ConversationMessage[]; systemPrompt?: string; maxTokens?: number; modelHints: string[]; temperature?: number };
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** What a sampling or elicitation request asks; undefined for a tool approval. */
 export function questionView(r: Pick<PendingApproval, 'kind' | 'question'>): QuestionView | undefined {
   const q = r.question;
-  if (!isObj(q)) return undefined;
+  if (!isObject(q)) return undefined;
   if (r.kind === 'elicitation') {
     const message = typeof q.message === 'string' ? q.message : '';
     if (q.mode === 'url' && typeof q.url === 'string') {
       return { type: 'elicitation-url', message, url: q.url, elicitationId: typeof q.elicitationId === 'string' ? q.elicitationId : undefined, openable: isHttpUrl(q.url) };
     }
-    return { type: 'elicitation-form', message, schema: formSchema(isObj(q.requestedSchema) ? q.requestedSchema : {}) };
+    return { type: 'elicitation-form', message, schema: formSchema(isObject(q.requestedSchema) ? q.requestedSchema : {}) };
   }
   if (r.kind === 'sampling') {
-    const messages = Array.isArray(q.messages) ? q.messages.filter(isObj).map((m) => ({ role: typeof m.role === 'string' ? m.role : '?', text: contentText(m.content) })) : [];
-    const prefs = isObj(q.modelPreferences) ? q.modelPreferences : {};
-    const hints = Array.isArray(prefs.hints) ? prefs.hints.flatMap((h) => (isObj(h) && typeof h.name === 'string' ? [h.name] : [])) : [];
+    const messages = Array.isArray(q.messages) ? q.messages.filter(isObject).map((m) => ({ role: typeof m.role === 'string' ? m.role : '?', text: contentText(m.content) })) : [];
+    const prefs = isObject(q.modelPreferences) ? q.modelPreferences : {};
+    const hints = Array.isArray(prefs.hints) ? prefs.hints.flatMap((h) => (isObject(h) && typeof h.name === 'string' ? [h.name] : [])) : [];
     return {
       type: 'sampling',
       messages,
@@ -58,7 +55,7 @@ export function isHttpUrl(url: string): boolean {
 /** One message's content as text: text as is, media and tool blocks as a short placeholder. */
 export function contentText(content: unknown): string {
   if (Array.isArray(content)) return content.map(contentText).join('\n');
-  if (!isObj(content)) return '';
+  if (!isObject(content)) return '';
   switch (content.type) {
     case 'text':
       return typeof content.text === 'string' ? content.text : '';
@@ -79,15 +76,15 @@ export function contentText(content: unknown): string {
  * multi-select enums (`oneOf`/`anyOf` of `{const, title}`) become plain `enum`s.
  */
 export function formSchema(schema: JsonSchema): JsonSchema {
-  const props = isObj(schema.properties) ? schema.properties : {};
+  const props = isObject(schema.properties) ? schema.properties : {};
   const out: Record<string, unknown> = {};
   for (const [key, p] of Object.entries(props)) {
-    if (!isObj(p)) continue;
+    if (!isObject(p)) continue;
     const consts = constOptions(p);
     if (consts) {
       const { oneOf: _o, anyOf: _a, ...rest } = p;
       out[key] = { ...rest, enum: consts };
-    } else if (p.type === 'array' && isObj(p.items)) {
+    } else if (p.type === 'array' && isObject(p.items)) {
       const items = constOptions(p.items);
       if (items) {
         const { oneOf: _o, anyOf: _a, ...rest } = p.items;
@@ -101,7 +98,7 @@ export function formSchema(schema: JsonSchema): JsonSchema {
 function constOptions(p: Record<string, unknown>): unknown[] | undefined {
   for (const key of ['oneOf', 'anyOf'] as const) {
     const alts = p[key];
-    if (Array.isArray(alts) && alts.length > 0 && alts.every((a) => isObj(a) && 'const' in a)) return alts.map((a) => (a as { const: unknown }).const);
+    if (Array.isArray(alts) && alts.length > 0 && alts.every((a) => isObject(a) && 'const' in a)) return alts.map((a) => (a as { const: unknown }).const);
   }
   return undefined;
 }

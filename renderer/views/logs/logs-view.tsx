@@ -1,4 +1,4 @@
-// Logs (issue 5): each server's stderr, one line per row: line number, time, text with ANSI
+// Logs: each server's stderr, one line per row: line number, time, text with ANSI
 // colours (or the raw escapes), wrap or horizontal scroll, search that steps through hits,
 // follow/pause and visible limits. Lines live in the LogStore; the list is virtualized and read
 // once per animation frame. A crashed server's lines stay; a new run starts after a separator.

@@ -1,4 +1,4 @@
-// The Secrets panel (issue 14): the values behind `${secret:NAME}` in profiles, kept in the OS
+// The Secrets panel (docs/auth.md "The secret store"): the values behind `${secret:NAME}` in profiles, kept in the OS
 // keychain (or the encrypted-file fallback, with its warning shown). Write-only from here: a
 // value goes to the host once and is never sent back to any window; the list shows names only.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';

@@ -3,7 +3,7 @@
 // number. The title says how the era was known: remembered from an earlier start (no probe),
 // probed now (once), or learnt from this run's own handshake (a stdio server is never probed).
 import { Badge } from '../../components/badge';
-import { isNewEra } from '../../lib/era';
+import { isNewEraVersion } from '../../lib/era';
 import type { ServerStatus } from '../../state/types';
 
 const HOW: Record<NonNullable<ServerStatus['era']>['how'], string> = {
@@ -16,7 +16,7 @@ export function EraBadge({ status }: { status: ServerStatus }) {
   const version = status.protocolVersion;
   if (!version) return null;
   const how = status.era ? `; ${HOW[status.era.how]}` : '';
-  if (isNewEra(version)) {
+  if (isNewEraVersion(version)) {
     return (
       <Badge tone="info" mono title={`MCP ${version}, the new era: stateless, no session${how}`}>
         {version} · new era

@@ -1,4 +1,4 @@
-// Sign-in of an `auth: oauth` server (issue 14): "sign-in needed" with a Sign in button, the
+// Sign-in of an `auth: oauth` server (docs/auth.md "Signing in"): "sign-in needed" with a Sign in button, the
 // authorization link when the shell could not open the system browser itself (the headless
 // shell), who is signed in until when, and Sign out. Tokens never reach the window: only the
 // state, the issuer and the expiry do (common/host-api.ts AuthStatusSchema).

@@ -2,7 +2,7 @@
 // routing of `terminal:data` to whichever xterm is showing that terminal. Created once at
 // bootstrap (mountApp), so it outlives the Terminal view.
 //
-// Flow control (issue 6, after VS Code's terminal): the host counts output it sent to this window
+// Flow control (after VS Code's terminal): the host counts output it sent to this window
 // and pauses the pty above a high watermark until the window acknowledges it. A terminal shown in
 // an xterm acknowledges in xterm's write callback (what xterm has parsed); a terminal nobody
 // shows right now is acknowledged at once and its output dropped here: the host keeps the

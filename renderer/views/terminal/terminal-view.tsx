@@ -1,4 +1,4 @@
-// Terminal (issue 6): agents and shells in a pty, wired to the active launch's gateway. The host
+// Terminal: agents and shells in a pty, wired to the active launch's gateway. The host
 // owns the terminals (they survive a window reload); this view shows the active launch's ones as
 // tabs, opens new ones from the launch's presets and closes them.
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';

@@ -1,5 +1,6 @@
 // The detail pane: the selected message and its pair side by side, the hops of its exchange,
 // copy/export, and replay of a tools/call with a diff of the two results.
+import { isObject } from '../../../common/is-object';
 import { useState } from 'react';
 import { formatBytes, formatTime } from '../../components/format-time';
 import { lineDiff, toJsonl, type TrafficBodies, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
@@ -26,12 +27,10 @@ export interface DetailPaneProps {
   onClose: () => void;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A tools/call request (its arguments are fetched from the host when it is replayed). */
 export function canReplay(row: TrafficRow): boolean {
-  return row.ev.kind === 'request' && row.ev.method === 'tools/call' && isObj(row.ev.message) && isObj(row.ev.message.params);
+  return row.ev.kind === 'request' && row.ev.method === 'tools/call' && isObject(row.ev.message) && isObject(row.ev.message.params);
 }
 
 async function exportExchange(bodies: TrafficBodies, hops: TrafficRow[], name: string): Promise<void> {
@@ -139,7 +138,7 @@ function MessageColumn({ label, row, bodies, query }: { label: string; row: Traf
 
 function Replays({ original, replays, store, onSelect }: { original: TrafficRow; replays: readonly ReplayState[]; store: TrafficStore; onSelect: (r: TrafficRow) => void }) {
   const body = useBody(store.bodies, original.pair);
-  const msg = body?.state === 'held' && isObj(body.message) ? body.message : undefined;
+  const msg = body?.state === 'held' && isObject(body.message) ? body.message : undefined;
   const before = pretty(msg ? (msg.result ?? { error: msg.error }) : undefined);
   return (
     <div className="traffic-replays">

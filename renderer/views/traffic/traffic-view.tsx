@@ -1,6 +1,7 @@
-// Traffic (issue 5): one merged, live timeline of every JSON-RPC message across agent sessions
+// Traffic (docs/ui-layout.md): one merged, live timeline of every JSON-RPC message across agent sessions
 // and servers: dense, paired, causal, persistent. Rows live in the TrafficStore; this view reads
 // it once per animation frame (useFrameVersion) and renders only the visible rows.
+import { isObject } from '../../../common/is-object';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import type { EventPayload } from '../../../common/host-api';
 import { useHostApi } from '../../api/context';
@@ -33,8 +34,6 @@ export interface TrafficViewProps {
 const CAPACITIES = [10_000, 25_000, 50_000, 100_000, 250_000];
 const HISTORY_PAGE = 2000;
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function TrafficView({ store, marks, launches = [], focusExchange }: TrafficViewProps) {
   const api = useHostApi();
@@ -153,9 +152,9 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
   const replay = async (original: TrafficRow) => {
     // The arguments are in the request's message, which a live row keeps in the host.
     const message = await store.bodies.message(original);
-    const params = isObj(message) && isObj(message.params) ? message.params : {};
+    const params = isObject(message) && isObject(message.params) ? message.params : {};
     const name = original.tool ?? (typeof params.name === 'string' ? params.name : '');
-    const args = isObj(params.arguments) ? params.arguments : {};
+    const args = isObject(params.arguments) ? params.arguments : {};
     const list = replays.current.get(original.seq) ?? [];
     const entry: ReplayState = { at: Date.now(), busy: true };
     replays.current.set(original.seq, [...list, entry]);
