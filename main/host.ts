@@ -17,7 +17,7 @@ import type { PruneOptions } from './audit/types';
 import { resolveProfileRef } from './profiles/resolve-ref';
 import type { ResolvedProfile, ToolSurface } from './profiles/types';
 import type { SecretProvider } from './secrets/provider';
-import { StoreSecretProvider } from './secrets/store-provider';
+import { StoreSecretProvider } from './auth/store-provider';
 import { AuthManager, type SignInStarted } from './auth/auth-manager';
 import type { SecretStore } from './auth/secret-store';
 import { StderrBus, TrafficTap } from './protocol/traffic-tap';
@@ -31,7 +31,7 @@ import { portTaken, rememberedPort, rememberedToken, rememberPort } from './gate
 import { appRoot, auditWriterEntry, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
 import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from './agents/terminal-manager';
-import { resolveSearchPath } from './supervisor/shell-path';
+import { resolveSearchPath } from './sandbox/shell-path';
 import { TrustStore } from './trust/pin-store';
 import { TrustGuard } from './trust/trust-guard';
 import { cgroupsRemoved } from './sandbox/limits';

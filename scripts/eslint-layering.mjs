@@ -9,13 +9,49 @@
 // - the core (main/ except the shells main/{electron,cli,web,api}/ and the composition root
 //   main/host.ts) never imports a shell or main/host.ts;
 // - renderer/ imports neither main/ nor preload/ nor Node built-ins;
-// - common/ imports only zod and common/ itself.
+// - common/ imports only zod and common/ itself;
+// - the folders of main/ have a declared order, LAYER_ORDER below (docs/architecture.md "Layer
+//   order"): a folder imports only itself and folders below it, type-only imports included (a
+//   type is a dependency of the design too). Declared, not computed from the graph at lint time,
+//   so a back edge is refused instead of becoming part of a new order, and the list reads as
+//   documentation. A folder that is not in the list is refused until it is given a place.
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const SHELLS = ['main/electron/', 'main/cli/', 'main/web/', 'main/api/'];
 const BUILTINS = new Set(builtinModules);
+
+/**
+ * main/'s folders from base to top. `base` is the files directly in main/ (paths.ts) and main/base/;
+ * main/host.ts is the composition root and sits outside the order (the shells may import it, the
+ * core may not: the rule above). Keep in step with docs/architecture.md "Layer order".
+ */
+export const LAYER_ORDER = [
+  'base',
+  'native',
+  'tools',
+  'secrets',
+  'sandbox',
+  'profiles',
+  'protocol',
+  'auth',
+  'policy',
+  'approvals',
+  'supervisor',
+  'trust',
+  'audit',
+  'gateway',
+  'model',
+  'agents',
+  'doctor',
+  // The shells: the host API, then the processes that serve it.
+  'api',
+  'web',
+  'cli',
+  'electron',
+];
+const RANK = new Map(LAYER_ORDER.map((name, i) => [name, i]));
 
 function rel(file) {
   return path.relative(ROOT, file).split(path.sep).join('/');
@@ -30,6 +66,30 @@ function target(fromFile, spec) {
 const isElectron = (spec) => spec === 'electron' || spec.startsWith('electron/');
 const isBuiltin = (spec) => spec.startsWith('node:') || BUILTINS.has(spec.split('/')[0]);
 const isShellPath = (t) => SHELLS.some((s) => t.startsWith(s)) || /^main\/host(\.ts)?$/.test(t);
+
+/** The layer of a repository path under main/ ('base', a folder name), or undefined (host.ts, outside main/). */
+function layerOf(t) {
+  const parts = t.replace(/\.[cm]?[jt]sx?$/, '').split('/');
+  if (parts[0] !== 'main' || parts.length < 2) return undefined;
+  if (parts.length === 2) {
+    if (parts[1] === 'host') return undefined;
+    // `../profiles` (a folder's index) names the folder; `../paths` is a base file.
+    return RANK.has(parts[1]) ? parts[1] : 'base';
+  }
+  return parts[1];
+}
+
+/** Why an import from main/ `from` to main/ `to` goes against LAYER_ORDER, or undefined. */
+function orderViolation(from, to) {
+  const a = layerOf(from);
+  const b = to && layerOf(to);
+  if (!a || !b || a === b) return undefined;
+  for (const name of [a, b]) {
+    if (!RANK.has(name)) return `main/${name}/ has no place in LAYER_ORDER (scripts/eslint-layering.mjs): give it one before it imports or is imported`;
+  }
+  if (RANK.get(b) < RANK.get(a)) return undefined;
+  return `main/${a}/ may import only the folders below it in the layer order (docs/architecture.md "Layer order"), and main/${b}/ is above it: ${to}. Move the shared piece down instead`;
+}
 
 /** The reason `file` may not import `spec`, or undefined. */
 export function layeringViolation(file, spec) {
@@ -48,6 +108,8 @@ export function layeringViolation(file, spec) {
   if (from.startsWith('common/')) {
     if (to ? !to.startsWith('common/') : !(spec === 'zod' || spec.startsWith('zod/'))) return `common/ imports nothing but zod and itself, not ${to ?? spec}`;
   }
+  const order = orderViolation(from, to);
+  if (order) return order;
   return undefined;
 }
 

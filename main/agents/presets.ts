@@ -12,7 +12,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentPreset, AgentSpec } from '../profiles/types';
-import { CommandNotFoundError, resolveCommand } from '../supervisor/shell-path';
+import { CommandNotFoundError, resolveCommand } from '../sandbox/shell-path';
 
 export interface PresetInfo {
   preset: AgentPreset;

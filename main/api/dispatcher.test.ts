@@ -295,3 +295,24 @@ describe('events', () => {
     win.off();
   });
 });
+
+describe('lifetime', () => {
+  it('takes back every listener it put on the host, its terminals and the launch gateway when the last window leaves and when it closes', async () => {
+    const running = host.launches.get(launch.id)!;
+    const counts = () => ({
+      host: host.eventNames().map((e) => `${String(e)}=${host.listenerCount(e)}`).sort(),
+      terminals: host.terminals.eventNames().map((e) => `${String(e)}=${host.terminals.listenerCount(e)}`).sort(),
+      gateway: running.gateway.listenerCount('agent-session'),
+    });
+    const before = counts();
+    const second = createHostApiDispatcher(host, { shell: 'electron', validateOutput: true });
+    const w1 = recorder(second);
+    const w2 = recorder(second);
+    expect(counts()).not.toEqual(before);
+    w1.off();
+    w2.off();
+    // What outlives the windows is the dispatcher's own (the terminal records it remembers); close() takes that too.
+    second.close();
+    expect(counts()).toEqual(before);
+  });
+});

@@ -14,7 +14,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SecretStore, SecretStoreKind } from './secret-store';
+import type { SecretStore, SecretStoreKind } from './secret-store-interface';
 
 /** Turns the serialized store into bytes on disk and back (AES-GCM here, safeStorage in Electron). */
 export interface ValueCipher {

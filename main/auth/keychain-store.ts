@@ -2,7 +2,7 @@
 // from the npm registry). A native module behind a small interface (ARCHITECTURE.md): loaded
 // lazily, and its absence or a keychain that cannot be reached is an answer, not a crash.
 import { createRequire } from 'node:module';
-import type { SecretStore } from './secret-store';
+import type { SecretStore } from './secret-store-interface';
 
 const SERVICE = 'gatehouse';
 

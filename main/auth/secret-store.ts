@@ -10,21 +10,10 @@
 import { EncryptedFileStore, type ValueCipher } from './encrypted-file-store';
 import { openKeychainStore } from './keychain-store';
 
-export type SecretStoreKind = 'keychain' | 'safe-storage' | 'encrypted-file' | 'memory';
-
-export interface SecretStore {
-  readonly kind: SecretStoreKind;
-  /** Where the values live, for `gatehouse secrets list` and the Secrets panel. */
-  readonly description: string;
-  /** Set when the store is weaker than an OS keychain: shown to the person, never hidden. */
-  readonly warning?: string;
-  get(key: string): string | undefined;
-  set(key: string, value: string): void;
-  /** True when something was deleted. */
-  delete(key: string): boolean;
-  /** Every key (never values). */
-  keys(): string[];
-}
+// The interface is secret-store-interface.ts, which the backends implement without importing this
+// file (it imports them); callers import it from here.
+import type { SecretStore } from './secret-store-interface';
+export type { SecretStore, SecretStoreKind } from './secret-store-interface';
 
 /** Keys of the values behind `${secret:NAME}`; the other keys belong to main/auth. */
 export const USER_SECRET_PREFIX = 'secret:';

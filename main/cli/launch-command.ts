@@ -18,7 +18,7 @@ import { relayOnPty } from '../agents/tty-relay';
 import { nativeLoadProblem } from '../native/abi-mismatch';
 import { protectedPaths } from '../trust/protected-paths';
 import type { SandboxedRun } from '../sandbox/spawn-sandboxed';
-import { resolveSearchPath } from '../supervisor/shell-path';
+import { resolveSearchPath } from '../sandbox/shell-path';
 import { appRoot } from '../paths';
 import { settleLaunchConsent } from './trust-consent';
 

@@ -7,7 +7,7 @@ import { profileJsonSchemaText } from '../profiles/json-schema';
 import { loadProfileFile, ProfileError } from '../profiles/loader';
 import { findProfile, isProfilePath, listProfiles, type ProfileEntry } from '../profiles/registry';
 import { resolveProfile } from '../profiles/resolve';
-import { StoreSecretProvider } from '../secrets/store-provider';
+import { StoreSecretProvider } from '../auth/store-provider';
 import { openSecretStore, type SecretStore } from '../auth/secret-store';
 
 const USAGE = `usage:
@@ -103,7 +103,7 @@ async function importCommand(args: string[]): Promise<number> {
       force: values.force,
     });
     // Quarantined (docs/trust.md): no pins carry over to the imported profile; each server asks first.
-    const { openCliTrustStore, cliActor } = await import('../trust/cli-store');
+    const { openCliTrustStore, cliActor } = await import('./trust-store');
     const trust = openCliTrustStore(dataDir(process.env));
     try {
       trust.store.forget(r.name, cliActor(), 'quarantined');

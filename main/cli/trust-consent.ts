@@ -7,7 +7,7 @@ import type { ResolvedProfile } from '../profiles/types';
 import { openControllingTty } from '../approvals/controlling-tty';
 import { holds, refusalLine, reviewProfileLaunch } from '../trust/launch-consent';
 import { askLaunchConsent } from '../trust/terminal-consent';
-import { cliActor } from '../trust/cli-store';
+import { cliActor } from './trust-store';
 import { launchSearchPath } from '../trust/program-identity';
 
 export async function settleLaunchConsent(host: Host, profile: ResolvedProfile, ref: string, opts: { ask: boolean; log: (line: string) => void }): Promise<void> {

@@ -10,7 +10,8 @@ import type { Supervisor } from '../supervisor/supervisor';
 import type { ManagedServer } from '../supervisor/managed-server';
 import type { TrustGuard } from '../trust/trust-guard';
 import { GatewayError } from './errors';
-import { CAPABILITIES_TOOL, advertisedTools, buildSurface, toAdvertised, type Surface, type SurfaceTool } from './tool-surface';
+import { CAPABILITIES_TOOL, advertisedTools, buildSurface, type Surface, type SurfaceTool } from './tool-surface';
+import { toAdvertised } from '../protocol/tool-names';
 
 /** Upstream results are passed on as they came: parse nothing beyond "an object". */
 export const LooseResult = z.looseObject({});

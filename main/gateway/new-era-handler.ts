@@ -35,7 +35,8 @@ import { InputBridge, type BridgeOutcome } from './input-bridge';
 import { RequestStateError, RequestStateSealer } from './request-state';
 import type { RoutedSession } from './server-requests';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
-import { CAPABILITIES_TOOL, advertisedTools, toAdvertised } from './tool-surface';
+import { CAPABILITIES_TOOL, advertisedTools } from './tool-surface';
+import { toAdvertised } from '../protocol/tool-names';
 import type { ProgressSink } from './call-pipeline';
 
 /** Lists the gateway aggregates are fresh this long while no server is starting (it announces changes on listen streams). */

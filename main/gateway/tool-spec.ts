@@ -5,7 +5,8 @@ import { generateToolSpecMarkdown } from '../tools/spec-doc';
 import { BUILTIN_TOOL_ERROR_TYPES, BUILTIN_TOOL_SECURITY_NOTES } from '../tools/workspace-tools';
 import type { ServerSpec } from '../profiles/types';
 import type { ServerStatus } from '../supervisor/types';
-import { toAdvertised, type Surface } from './tool-surface';
+import type { Surface } from './tool-surface';
+import { toAdvertised } from '../protocol/tool-names';
 
 /** What the spec needs of a launch (the host's Launch has these; the core never imports the host). */
 export interface ToolSpecSource {

@@ -6,9 +6,8 @@ import {
   FRIENDLY_META_KEY,
   advertisedTools,
   buildSurface,
-  toAdvertised,
-  type SurfaceInput,
 } from './tool-surface';
+import { toAdvertised, type SurfaceInput } from '../protocol/tool-names';
 
 const tool = (name: string, friendly?: string): Tool => ({
   name,

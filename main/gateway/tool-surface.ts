@@ -1,7 +1,5 @@
-// Names (ARCHITECTURE.md, "Names: friendly and canonical tool surfaces").
-//
-// Canonical name: `<server-id>.<tool-name>` for an upstream tool; a built-in tool's own name
-// (`fs.read`, ...). Policy, approvals and audit speak canonical names only.
+// Names (ARCHITECTURE.md, "Names: friendly and canonical tool surfaces"); the canonical and
+// advertised forms of one name are main/protocol/tool-names.ts.
 // Advertised names must match ^[A-Za-z0-9_-]{1,64}$ (the strictest common client rule).
 //
 // Collision rule (deterministic; never "last one wins"). Names are claimed in this order of
@@ -17,25 +15,16 @@
 // remove an ambiguous friendly name, never silently re-point it at another tool.
 // Tools are ordered by canonical name (then server id), so the result does not depend on the
 // order of the inputs; of two tools with one canonical name, the first in that order is kept.
-import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CAPABILITIES_TOOL } from '../policy/engine';
 import type { ToolSurface } from '../profiles/types';
+import { canonicalName, toAdvertised, type SurfaceInput } from '../protocol/tool-names';
 
 export const ADVERTISED_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export const FRIENDLY_META_KEY = 'gatehouse/friendlyName';
 export const CANONICAL_META_KEY = 'gatehouse/canonicalName';
 // Declared by the policy engine, which always allows it (main/policy/engine.ts).
 export { CAPABILITIES_TOOL };
-
-export interface SurfaceInput {
-  serverId: string;
-  /** Built-in servers name their tools canonically themselves (`fs.read`). */
-  builtin: boolean;
-  tools: Tool[];
-  /** What the server said in `instructions`: pinned with its tools (main/trust/tool-definition.ts). */
-  instructions?: string;
-}
 
 export interface SurfaceTool {
   canonical: string;
@@ -54,22 +43,6 @@ export interface Surface {
   /** Every name a call may use (advertised names, aliases, dotted canonical) → canonical. */
   lookup: Map<string, SurfaceTool>;
   conflicts: string[];
-}
-
-/** `files.read_file` → `files_read_file`, made safe for every client. */
-export function toAdvertised(canonical: string): string {
-  let name = canonical.replace(/\./g, '_').replace(/[^A-Za-z0-9_-]/g, '_');
-  if (name.length === 0) name = '_';
-  if (name.length > 64) {
-    // Keep names unique after truncation: a short hash of the full canonical name.
-    const hash = createHash('sha256').update(canonical).digest('hex').slice(0, 8);
-    name = `${name.slice(0, 55)}_${hash}`;
-  }
-  return name;
-}
-
-export function canonicalName(input: SurfaceInput, tool: Tool): string {
-  return input.builtin ? tool.name : `${input.serverId}.${tool.name}`;
 }
 
 export function buildSurface(

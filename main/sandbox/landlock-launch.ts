@@ -14,8 +14,7 @@ import { openLandlockProxy, type LandlockProxy } from './landlock-proxy';
 import { mountPlan } from './mount-plan';
 import { sandboxSeccomp } from './seccomp';
 import type { SandboxSpec } from './types';
-import type { SandboxedCommand, SandboxLaunchInput } from './sandbox-launch';
-import { outerLimits, proxyEnv, SandboxUnavailableError } from './sandbox-launch';
+import { outerLimits, proxyEnv, SandboxUnavailableError, type SandboxedCommand, type SandboxLaunchInput } from './launch-contract';
 import { planLimits, type LimitsPlan } from './limits';
 
 /** Landlock ABI that added TCP port rules (Linux 6.7) and abstract-socket / signal scoping (6.12). */

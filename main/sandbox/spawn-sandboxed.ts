@@ -5,7 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, realpathSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { appRoot } from '../paths';
-import { resolveCommand } from '../supervisor/shell-path';
+import { resolveCommand } from './shell-path';
 import { prepareSandbox, SandboxUnavailableError, unconfined, type SandboxedCommand } from './sandbox-launch';
 import { SandboxConfigError } from './mount-plan';
 import { passwdHome } from './hidden-paths';

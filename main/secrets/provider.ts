@@ -1,4 +1,4 @@
-// Where `${secret:NAME}` values come from. The host uses StoreSecretProvider (./store-provider.ts:
+// Where `${secret:NAME}` values come from. The host uses StoreSecretProvider (main/auth/store-provider.ts:
 // the OS keychain or its encrypted fallback, then the environment); this one reads only the
 // environment.
 

@@ -15,7 +15,7 @@ export interface ManagedServerOptions {
   redactor: Redactor;
   tap: TrafficTap;
   stderrBus: StderrBus;
-  /** The PATH commands are searched on and servers get (see shell-path.ts). */
+  /** The PATH commands are searched on and servers get (see main/sandbox/shell-path.ts). */
   searchPath: string;
   hostEnv?: NodeJS.ProcessEnv;
   /** Entry of the built-in workspace tools server (out/tools-server.mjs). */

@@ -17,7 +17,7 @@ import type { HttpServerSpec, ServerSpec } from '../profiles/types';
 import type { TapMeta } from '../protocol/traffic-tap';
 import { ExchangeChannel } from '../protocol/exchange-channel';
 import { quoteArg } from './quote-arg';
-import { CommandNotFoundError } from './shell-path';
+import { CommandNotFoundError } from '../sandbox/shell-path';
 import { killRunGroup, spawnServerChild } from './run-command';
 import { groupAlive, trackProcessGroup, untrackProcessGroup } from './reaper';
 import { HttpLiveness, openHttpTransport } from './http-upstream';

@@ -8,7 +8,7 @@ import type { Redactor } from '../secrets/redactor';
 import { LineSplitter } from '../protocol/line-splitter';
 import { buildServerEnv } from './env';
 import { bundledBinEntry } from './bundled-bins';
-import { CommandNotFoundError, resolveCommand } from './shell-path';
+import { CommandNotFoundError, resolveCommand } from '../sandbox/shell-path';
 import { quoteArg } from './quote-arg';
 import { spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { signalSandboxedGroup } from '../sandbox/signal-tree';

@@ -10,7 +10,7 @@ import type { StderrBus, TrafficTap } from '../protocol/traffic-tap';
 import type { ChannelRoutes } from '../protocol/exchange-channel';
 import { appRoot, toolsServerEntry } from '../paths';
 import { ManagedServer, type RunInfo } from './managed-server';
-import { resolveSearchPath } from './shell-path';
+import { resolveSearchPath } from '../sandbox/shell-path';
 import type { ExitInfo, ServerStatus } from './types';
 import { UpstreamEras } from './upstream-era';
 

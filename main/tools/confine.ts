@@ -16,14 +16,11 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ToolError, errnoCode, fsErrorToToolError } from './errors';
 import { dirFdAvailable, removeDirFd, stageWriteDirFd } from './dir-fd';
-import { isInside, outsideWorkspace } from './inside';
+import { isInside, outsideWorkspace, type Workspace } from './inside';
 
-export interface Workspace {
-  /** The root as given (absolute). */
-  readonly root: string;
-  /** The root with every symlink resolved: confinement is checked against this. */
-  readonly realRoot: string;
-}
+// Declared in ./inside.ts, which dir-fd.ts shares with this file, so the two do not import each
+// other; tools import it from here as before.
+export type { Workspace } from './inside';
 
 /** Test seam: lets a unit test swap a symlink in exactly between the check and the use. */
 export interface ConfineHooks {

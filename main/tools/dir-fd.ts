@@ -22,8 +22,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ToolError, errnoCode, fsErrorToToolError } from './errors';
-import type { Workspace } from './confine';
-import { isInside, outsideWorkspace } from './inside';
+import { isInside, outsideWorkspace, type Workspace } from './inside';
 
 const MAX_LINKS = 40;
 /** mkdir/open retries when a component keeps changing under us (a racing peer). */

@@ -1,4 +1,5 @@
-// The two primitives every confinement check shares (./confine.ts, ./dir-fd.ts).
+// The two primitives every confinement check shares (./confine.ts, ./dir-fd.ts), and the
+// workspace they check against.
 import path from 'node:path';
 import { ToolError } from './errors';
 
@@ -11,4 +12,11 @@ export function isInside(parent: string, child: string): boolean {
 /** PathOutsideWorkspaceError with the path as given and a machine-readable reason. */
 export function outsideWorkspace(input: string, reason: string, message: string): ToolError {
   return new ToolError('PathOutsideWorkspaceError', message, { path_attempted: input, reason });
+}
+
+export interface Workspace {
+  /** The root as given (absolute). */
+  readonly root: string;
+  /** The root with every symlink resolved: confinement is checked against this. */
+  readonly realRoot: string;
 }

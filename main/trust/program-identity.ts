@@ -11,7 +11,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { StdioServerSpec } from '../profiles/types';
 import { bundledBinEntry } from '../supervisor/bundled-bins';
-import { CommandNotFoundError, resolveCommand, resolveSearchPath } from '../supervisor/shell-path';
+import { CommandNotFoundError, resolveCommand, resolveSearchPath } from '../sandbox/shell-path';
 import { appRoot } from '../paths';
 import { hashFileAsync, hashFileSync, hashPackageSync, packageFiles } from './file-hash';
 

@@ -10,7 +10,7 @@
 // instructions keeps the hash it was pinned with before they were pinned.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson, sha256Hex } from '../policy/fingerprint';
-import { showHidden } from './poisoning';
+import { showHidden } from '../../common/visible-text';
 
 export interface ToolDefinition {
   name: string;

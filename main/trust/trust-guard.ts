@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
-import { canonicalName, toAdvertised, type SurfaceInput } from '../gateway/tool-surface';
+import { canonicalName, toAdvertised, type SurfaceInput } from '../protocol/tool-names';
 import { approveReview, changeSummary, holds, keepStoppedReview, reviewLaunch, reviewProfile, type LaunchReview } from './launch-consent';
 import { PROFILE_REVIEW } from './profile-identity';
 import type { OtherTool, TrustFlag } from './poisoning';

@@ -46,6 +46,38 @@ describe('layering lint', () => {
     expect(await layeringErrors(file)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   }, 120_000);
 
+  it('refuses a back edge between two folders of main/ in every form, type-only included, and allows the edges down the declared order', async () => {
+    // main/sandbox/ is below main/supervisor/ (docs/architecture.md "Layer order"); the pair
+    // imported each other until shell-path.ts moved down into sandbox/.
+    const file = probe('main/sandbox', 'ts', [
+      "import { resolveSearchPath } from '../../supervisor/supervisor';", // 1 back edge, static
+      "import type { ServerStatus } from '../../supervisor/types';", // 2 back edge, type-only
+      "export { CommandRunner } from '../../gateway/gateway';", // 3 back edge, export-from
+      "export const later = () => import('../../trust/pin-store');", // 4 back edge, import()
+      "export type G = typeof import('../../audit/store');", // 5 back edge, import type of a path
+      "export const r = require('../../agents/presets');", // 6 back edge, require
+      "import { resolveCommand } from '../shell-path';", // 7 allowed: its own folder
+      "import { appRoot } from '../../paths';", // 8 allowed: the base layer
+      "import { isInside } from '../../tools/inside';", // 9 allowed: a folder below
+      "export type { ServerStatus };",
+      'export const uses = [resolveSearchPath, resolveCommand, appRoot, isInside];',
+    ]);
+    expect(await layeringErrors(file)).toEqual([1, 2, 3, 4, 5, 6]);
+    // The same edge the other way round is the declared direction.
+    const up = probe('main/supervisor', 'ts', [
+      "import type { SandboxSpec } from '../../sandbox/types';",
+      "import { resolveCommand } from '../../sandbox/shell-path';",
+      'export type S = SandboxSpec;',
+      'export const uses = [resolveCommand];',
+    ]);
+    expect(await layeringErrors(up)).toEqual([]);
+  }, 120_000);
+
+  it('refuses a folder of main/ that has no place in the layer order', async () => {
+    const file = probe('main/gateway', 'ts', ["import { x } from '../../undeclared/thing';", 'export const uses = [x];']);
+    expect(await layeringErrors(file)).toEqual([1]);
+  }, 120_000);
+
   it('keeps renderer/ off main/, preload/ and Node built-ins, and common/ on zod alone', async () => {
     const renderer = probe('renderer/lib', 'ts', [
       "import { appRoot } from '../../../main/paths';",

@@ -10,7 +10,7 @@ import { Host } from '../../main/host';
 import { setTestApprover } from '../../main/trust/launch-consent';
 import { checkDefinition } from '../../main/trust/poisoning';
 import { toolDefinition } from '../../main/trust/tool-definition';
-import { canonicalName, toAdvertised } from '../../main/gateway/tool-surface';
+import { canonicalName, toAdvertised } from '../../main/protocol/tool-names';
 import { buildTestBundle, type TestBundle } from '../support/build';
 import { waitFor } from '../support/gateway';
 import { pidAlive, profileYaml, serverFixture } from '../support/supervisor';

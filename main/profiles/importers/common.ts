@@ -6,14 +6,16 @@
 // so (env / header / flag names with TOKEN, KEY, SECRET, PASSWORD, AUTH, CREDENTIAL), it is an
 // Authorization header, or its shape is a known token format (sk-…, ghp_…, xox…-, long hex or
 // base64 runs). False positives cost the user one environment variable; false negatives leak.
-import { liftMcpRemote, type DraftOAuth } from './oauth';
+import { liftMcpRemote } from './oauth';
+import type { ServerDraft } from './server-draft';
 import { ENV_NAME_RE, RESERVED_SERVER_IDS, SERVER_ID_RE, type PolicyRuleSchema, type ProfileInput } from '../schema';
 import type { z } from 'zod';
 import type { ImportFormat, ImportOptions, ImportResult, ImportedSecret } from './types';
 import { AUTH_HEADER_ARG, AUTH_SCHEME, HEADER_FLAG, HEADER_FLAG_EQ, TOKEN_SHAPES, WHOLE_ENV_REF, WHOLE_SECRET_REF, isSecretName, isTrivialValue, looksLikeToken, segments } from './secret-rule';
 
 export { isSecretName } from './secret-rule';
-export { finishDraft, jsonEntryDraft, type JsonEntryHooks } from './json-entry';
+// Declared in server-draft.ts so oauth.ts can use it without importing this file back.
+export type { ServerDraft } from './server-draft';
 
 /** The source cannot be read as the format at all (syntax error, wrong top-level shape). */
 export class ImportError extends Error {}
@@ -160,34 +162,6 @@ export function envNameFrom(label: string): string {
 }
 
 // ---------------------------------------------------------------- the builder
-
-/** One server as an importer understood it; strings are already in Gatehouse syntax. */
-export interface ServerDraft {
-  /** Name in the source file. */
-  name: string;
-  /** Path of the entry in the source, for messages (`mcpServers.github`). */
-  from: string;
-  description?: string;
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  inheritEnv?: string[];
-  cwd?: string;
-  url?: string;
-  headers?: Record<string, string>;
-  transport?: 'auto' | 'streamable-http' | 'sse';
-  disabled?: boolean;
-  startupTimeoutS?: number;
-  requestTimeoutS?: number;
-  /** Tool allow-list (Codex enabled_tools, Gemini includeTools). */
-  enabledTools?: string[];
-  /** Tool deny-list (Codex disabled_tools, Gemini excludeTools). */
-  disabledTools?: string[];
-  /** Where the tool lists came from, for rule reasons. */
-  toolListKeys?: { enabled: string; disabled: string };
-  /** Becomes `auth: oauth` (./oauth.ts). */
-  oauth?: DraftOAuth;
-}
 
 export class ProfileBuilder {
   readonly warnings: string[] = [];

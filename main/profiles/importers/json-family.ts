@@ -1,7 +1,8 @@
 // The JSON formats share one walk: a top-level map of servers (`mcpServers`, or `servers` for
-// VS Code), each entry turned into a draft by common.ts#jsonEntryDraft with the format's own
+// VS Code), each entry turned into a draft by json-entry.ts#jsonEntryDraft with the format's own
 // `${…}` translation. Top-level keys other than the server map are reported, not guessed at.
-import { ImportError, ProfileBuilder, isObject, jsonEntryDraft, keyPath, parseJsonc, type JsonEntryHooks, type ServerDraft } from './common';
+import { ImportError, ProfileBuilder, isObject, keyPath, parseJsonc, type ServerDraft } from './common';
+import { jsonEntryDraft, type JsonEntryHooks } from './json-entry';
 import type { ImportFormat, ImportOptions, ImportResult } from './types';
 
 export interface JsonFamilySpec {

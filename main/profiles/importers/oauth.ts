@@ -10,15 +10,7 @@
 //     --static-oauth-client-info JSON --static-oauth-client-metadata JSON), the usual way to
 //     reach a remote server from Claude Desktop: the wrapper is dropped and the entry becomes
 //     the `url:` server it wraps, with `auth: oauth` unless it sends its own Authorization.
-import type { ProfileBuilder, ServerDraft } from './common';
-
-export interface DraftOAuth {
-  clientId?: string;
-  /** The clear value from the source; addServer turns it into a ${secret:…} reference. */
-  clientSecretValue?: string;
-  scopes?: string[];
-  redirectPort?: number;
-}
+import type { DraftOAuth, DraftWarnings, ServerDraft } from './server-draft';
 
 const hasAuthorization = (d: ServerDraft) => Object.keys(d.headers ?? {}).some((h) => /^authorization$/i.test(h));
 
@@ -28,7 +20,7 @@ export function remoteSignsIn(d: ServerDraft): void {
 }
 
 /** Claude Code's `oauth` key of a server entry. */
-export function claudeCodeOAuth(b: ProfileBuilder, value: unknown, d: ServerDraft, where: string): void {
+export function claudeCodeOAuth(b: DraftWarnings, value: unknown, d: ServerDraft, where: string): void {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     b.warn(`${where}: expected an object; dropped`);
     return;
@@ -57,7 +49,7 @@ const DROPPED_FLAGS = new Set(['--allow-http', '--debug', '--silent', '--enable-
  * An `mcp-remote` wrapper entry → the remote server it wraps. Returns the draft unchanged when
  * it is not one (or cannot be read as one, with a warning).
  */
-export function liftMcpRemote(b: ProfileBuilder, d: ServerDraft): ServerDraft {
+export function liftMcpRemote(b: DraftWarnings, d: ServerDraft): ServerDraft {
   if (d.command === undefined) return d;
   const cmd = (d.command.split(/[\\/]/).pop() ?? d.command).toLowerCase();
   if (!WRAPPERS.has(cmd)) return d;

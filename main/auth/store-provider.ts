@@ -1,8 +1,8 @@
 // `${secret:NAME}` from the secret store (main/auth/secret-store.ts: the OS keychain, or its
 // encrypted-file fallback), then from the environment as before (EnvSecretProvider), so a
 // profile that worked with GATEHOUSE_SECRET_NAME keeps working.
-import { USER_SECRET_PREFIX, type SecretStore } from '../auth/secret-store';
-import { EnvSecretProvider, type SecretProvider } from './provider';
+import { USER_SECRET_PREFIX, type SecretStore } from './secret-store';
+import { EnvSecretProvider, type SecretProvider } from '../secrets/provider';
 
 export class StoreSecretProvider implements SecretProvider {
   private readonly env: EnvSecretProvider;

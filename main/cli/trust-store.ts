@@ -2,7 +2,7 @@
 // host writes (WAL mode, several processes at once), and `by` names the user at this terminal.
 import os from 'node:os';
 import { openAuditStore, type AuditStore } from '../audit/store';
-import { TrustStore } from './pin-store';
+import { TrustStore } from '../trust/pin-store';
 
 export function openCliTrustStore(dataDir: string): { store: TrustStore; audit: AuditStore | undefined; close: () => void } {
   let audit: AuditStore | undefined;
