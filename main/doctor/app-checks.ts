@@ -41,7 +41,7 @@ function electronCheck(): DoctorCheck {
   if (!existsSync(path.join(pkg, 'package.json'))) {
     return { id: 'app.electron', title: 'Electron', status: 'warning', detail: 'the electron package is not installed: only the headless shell (a browser tab) can run', fix: 'npm ci (npm start does it)' };
   }
-  // The same lookup as scripts/install-electron.mjs (path.txt + dist/), never require('electron'): that downloads.
+  // The same lookup as scripts/install-electron.mjs (path.txt + dist/), never by requiring the electron package, which downloads.
   let binary: string | undefined;
   try {
     binary = path.join(process.env.ELECTRON_OVERRIDE_DIST_PATH || path.join(pkg, 'dist'), readFileSync(path.join(pkg, 'path.txt'), 'utf8').trim());
