@@ -3,8 +3,7 @@
 // audit store; each launched profile becomes a Launch with its supervisor, gateway and
 // (optionally) its Streamable HTTP endpoint. Sessions belong to the host, not to a window.
 import { EventEmitter } from 'node:events';
-import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { compilePolicy } from './policy/engine';
 import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
@@ -36,6 +35,7 @@ import { TrustStore } from './trust/pin-store';
 import { TrustGuard } from './trust/trust-guard';
 import { cgroupsRemoved } from './sandbox/limits';
 import { launchTrustInputs } from './trust/protected-paths';
+import { fileDigest } from './trust/file-hash';
 
 export interface HostOptions {
   dataDir?: string;
@@ -103,15 +103,6 @@ export function retentionFromEnv(env: NodeJS.ProcessEnv): PruneOptions {
   if (messages !== undefined) out.maxMessages = messages;
   if (stderr !== undefined) out.maxStderrLines = stderr;
   return out;
-}
-
-/** sha256 of a file's bytes, or undefined when it cannot be read. */
-export function fileDigest(file: string): string | undefined {
-  try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
-  } catch {
-    return undefined;
-  }
 }
 
 export class Launch {

@@ -7,7 +7,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { EventPayload } from '../../common/host-api';
-import { fileDigest, type Host, type Launch } from '../host';
+import type { Host, Launch } from '../host';
+import { fileDigest } from '../trust/file-hash';
 
 export type ProfileChange = EventPayload<'profile:changed'>;
 

@@ -35,6 +35,15 @@ export function hashFileSync(file: string): string {
   return sha256;
 }
 
+/** hashFileSync, or undefined when the file cannot be read (a profile deleted while it runs). */
+export function fileDigest(file: string): string | undefined {
+  try {
+    return hashFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The same, read as a stream (does not hold the event loop for a large binary); fills the cache. */
 export async function hashFileAsync(file: string): Promise<string> {
   const st = statSync(file);
