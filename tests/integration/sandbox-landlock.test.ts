@@ -12,12 +12,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Host, type Launch } from '../../main/host';
 import { forgetSandboxAvailability, landlockLauncherPath, sandboxProbes } from '../../main/sandbox/availability';
 import { tempDir, writeProfile } from '../support/temp';
 import { pinProfile } from '../support/trust';
 import { buildTestBundle } from '../support/build';
 import { profileYaml, repoRoot, serverFixture, waitFor, pidAlive } from '../support/supervisor';
+import { launchProbe, probeRun, probeWorld, type ProbeWorld } from '../support/sandbox-probe';
 
 const DENIED_BWRAP = path.join(repoRoot, 'tests', 'fixtures', 'sandbox', 'bwrap-apparmor-denied.sh');
 const LAUNCHER = landlockLauncherPath(process.env);
@@ -31,39 +31,14 @@ afterEach(async () => {
   forgetSandboxAvailability();
 });
 
-interface World {
-  dir: string;
-  home: string;
-  host: Host;
-  dataDir: string;
-}
+type World = ProbeWorld;
 
-/** Like sandbox-server.test.ts's world, with bwrap refused as AppArmor refuses it. */
+/** sandbox-server.test.ts's world (tests/support/sandbox-probe.ts), with bwrap refused as AppArmor refuses it. */
 function world(env: Record<string, string> = {}): World {
-  const tmp = tempDir();
-  const home = mkdtempSync('/var/tmp/gatehouse-home-');
-  cleanups.push(tmp.cleanup, () => rmSync(home, { recursive: true, force: true }));
-  const dataDir = path.join(tmp.dir, 'data');
-  const host = new Host({ dataDir, env: { ...process.env, HOME: home, GATEHOUSE_BWRAP: DENIED_BWRAP, ...env }, stdinGraceMs: 300, termGraceMs: 500 });
-  cleanups.push(() => host.shutdown());
-  return { dir: tmp.dir, home, host, dataDir };
+  return probeWorld(cleanups, { GATEHOUSE_BWRAP: DENIED_BWRAP, ...env });
 }
 
-async function launchProbe(w: World, sandbox: unknown, extraArgs: string[] = []): Promise<Launch> {
-  const server: Record<string, unknown> = { command: process.execPath, args: [serverFixture('probe-server.mjs'), ...extraArgs], restart: { max_restarts: 0 } };
-  if (sandbox !== undefined) server.sandbox = sandbox;
-  const file = writeProfile(w.dir, profileYaml('sbx', { probe: server }));
-  const launch = await w.host.launch(file);
-  const status = launch.supervisor.get('probe')!.status();
-  expect(status.state, status.reason).toBe('ready');
-  return launch;
-}
-
-async function run(launch: Launch, code: string): Promise<string> {
-  const client = launch.supervisor.get('probe')!.client!;
-  const res = await client.request({ method: 'tools/call', params: { name: 'run', arguments: { code } } }, CallToolResultSchema);
-  return (res.content[0] as { text: string }).text;
-}
+const run = probeRun;
 
 const connectCode = (host: string, port: number) => `return await new Promise((resolve) => {
   const s = net.connect(${port}, ${JSON.stringify(host)});

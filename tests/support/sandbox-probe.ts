@@ -26,8 +26,8 @@ export function probeWorld(cleanups: Array<() => Promise<void> | void>, env: Rec
   return { dir: tmp.dir, home, host, dataDir };
 }
 
-export async function launchProbe(w: ProbeWorld, sandbox: unknown): Promise<Launch> {
-  const server: Record<string, unknown> = { command: process.execPath, args: [serverFixture('probe-server.mjs')], restart: { max_restarts: 0 } };
+export async function launchProbe(w: ProbeWorld, sandbox: unknown, extraArgs: string[] = []): Promise<Launch> {
+  const server: Record<string, unknown> = { command: process.execPath, args: [serverFixture('probe-server.mjs'), ...extraArgs], restart: { max_restarts: 0 } };
   if (sandbox !== undefined) server.sandbox = sandbox;
   const launch = await w.host.launch(writeProfile(w.dir, profileYaml('sbx', { probe: server })));
   const status = launch.supervisor.get('probe')!.status();
