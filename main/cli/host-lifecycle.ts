@@ -10,6 +10,11 @@ export function installShutdown(host: Host, log: (line: string) => void): (reaso
   const shutdown = async (reason: string, code = 0) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    // Set first: if the event loop runs dry while the host shuts down (its last waits are on
+    // unref'd timers, such as a run's cgroup removal retrying), Node exits on its own before the
+    // `finally` below, and then with this code rather than 0 (measured: `launch --agent` came back
+    // 0 for an agent that exited 7, tests/integration/terminal-injection.test.ts).
+    process.exitCode = code;
     log(`gatehouse: shutting down (${reason})`);
     try {
       await host.shutdown(reason);
