@@ -36,6 +36,8 @@ import { TrustGuard } from './trust/trust-guard';
 import { cgroupsRemoved } from './sandbox/limits';
 import { launchTrustInputs } from './trust/protected-paths';
 import { fileDigest } from './trust/file-hash';
+import { attachTelemetry } from './telemetry/launch-telemetry';
+import type { ExchangeTelemetry } from './telemetry/exchange-telemetry';
 
 export interface HostOptions {
   dataDir?: string;
@@ -114,6 +116,8 @@ export class Launch {
   readonly notices: string[] = [];
   /** sha256 of the profile file as it was resolved; the window's "changed — Relaunch" compares against it (main/api/profile-watch.ts). */
   profileDigest: string | undefined;
+  /** OTLP export of this launch's exchanges, when a collector is configured (docs/telemetry.md). */
+  telemetry: ExchangeTelemetry | undefined;
 
   constructor(
     readonly id: string,
@@ -286,6 +290,8 @@ export class Host extends EventEmitter<HostEvents> {
     trust.on('changed', () => this.emit('trust', launch));
     this.launches.set(id, launch);
     this.wireAudit(launch, opts.kind ?? 'launch');
+    launch.telemetry = attachTelemetry(id, profile, gateway, this.broker, this.env, (line) => process.stderr.write(`gatehouse: ${line}\n`));
+    if (launch.telemetry) launch.notices.push(`Exchanges and call metrics are exported to ${profile.redactor.redactString(launch.telemetry.endpoint)} (telemetry).`);
     supervisor.on('status', (s) => this.emit('server-status', id, s));
     gateway.on('decision', (d) => this.emit('decision', d));
     for (const phase of ['opened', 'updated', 'closed'] as const) gateway.exchanges.on(phase, (ex) => this.emit('exchange', phase, ex));
@@ -421,6 +427,7 @@ export class Host extends EventEmitter<HostEvents> {
     await launch.endpoint?.close();
     await launch.gateway.close();
     await launch.supervisor.stopAll(reason);
+    await launch.telemetry?.shutdown();
     launch.trust.close();
     this.broker.clearLaunch(launchId);
     this.auth.releaseLaunch(launchId);

@@ -42,6 +42,7 @@ export const LAYER_ORDER = [
   'trust',
   'audit',
   'gateway',
+  'telemetry',
   'model',
   'agents',
   'doctor',

@@ -11,7 +11,7 @@ import type { LoadedProfile } from './loader';
 import { ProfileError, type ProfileIssue } from './profile-error';
 import type { LimitsRaw, SandboxRaw, ServerRaw } from './schema';
 import { DEFAULT_LIMITS, type AgentSandboxSpec, type SandboxLimits, type SandboxNetwork, type SandboxSpec } from '../sandbox/types';
-import type { AgentSpec, PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec, WorkspaceSource } from './types';
+import type { AgentSpec, PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec, TelemetrySpec, WorkspaceSource } from './types';
 
 /** Env/header names whose values are treated as secret even when written literally. */
 const SENSITIVE_NAME = /^(authorization|proxy-authorization|cookie)$|token|secret|passw(or)?d|api[-_]?key|credential/i;
@@ -49,6 +49,10 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     const [top, id, field, key] = p;
     const inMap = p.length === 4 && top === 'servers' && (field === 'env' || field === 'headers');
     if (inMap && typeof key === 'string' && r.secrets.length === 0 && SENSITIVE_NAME.test(key)) redactor.add(`${String(id)}.${key}`, r.value);
+    // The collector's headers likewise (`telemetry.headers.Authorization: Bearer …`).
+    if (p.length === 3 && top === 'telemetry' && id === 'headers' && typeof field === 'string' && r.secrets.length === 0 && SENSITIVE_NAME.test(field)) {
+      redactor.add(`telemetry.${field}`, r.value);
+    }
     return r.value;
   };
 
@@ -194,6 +198,18 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       }
     : undefined;
 
+  let telemetry: TelemetrySpec | undefined;
+  if (raw.telemetry) {
+    const otlp = str(['telemetry', 'otlp'], raw.telemetry.otlp);
+    checkUrl(['telemetry', 'otlp'], otlp);
+    telemetry = {
+      otlp,
+      headers: map(['telemetry', 'headers'], raw.telemetry.headers),
+      serviceName: raw.telemetry.service_name,
+      metricsIntervalMs: Math.round(raw.telemetry.metrics_interval_s * 1000),
+    };
+  }
+
   if (issues.length > 0) {
     issues.sort((a, b) => a.line - b.line || a.column - b.column);
     throw new ProfileError(issues);
@@ -226,6 +242,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     },
     redactor,
     ...(agentSpec ? { agent: agentSpec } : {}),
+    ...(telemetry ? { telemetry } : {}),
   };
 }
 

@@ -266,6 +266,15 @@ const policy = z
   })
   .describe('Which tool calls are allowed, need approval or are denied.');
 
+const telemetry = z
+  .strictObject({
+    otlp: z.string().min(1).describe('OTLP/HTTP base URL of the collector (e.g. http://127.0.0.1:4318); spans go to /v1/traces, metrics to /v1/metrics.'),
+    headers: z.record(z.string(), z.string()).default({}).describe('Request headers for the collector; use ${secret:NAME} for tokens.'),
+    service_name: z.string().min(1).default('gatehouse').describe('The `service.name` resource attribute.'),
+    metrics_interval_s: z.number().positive().default(30).describe('How often metrics are exported.'),
+  })
+  .describe('Export one span per exchange and call metrics over OTLP/HTTP (docs/telemetry.md). Nothing is exported unless this is set.');
+
 export const AGENT_PRESETS = ['claude-code', 'codex', 'gemini', 'shell', 'custom'] as const;
 
 const agent = z
@@ -324,6 +333,7 @@ export const ProfileSchema = z
       .describe('Friendly name → canonical tool name.'),
     policy: policy.prefault({}),
     agent: agent.optional(),
+    telemetry: telemetry.optional(),
   })
   .superRefine(
     (profile, ctx) => {

@@ -139,6 +139,17 @@ export interface ResolvedProfile {
   /** Every secret value this profile expanded, for redaction downstream. */
   redactor: Redactor;
   agent?: AgentSpec;
+  /** OTLP export of exchanges and call metrics (main/telemetry/), when configured. */
+  telemetry?: TelemetrySpec;
+}
+
+export interface TelemetrySpec {
+  /** OTLP/HTTP base URL (`/v1/traces` and `/v1/metrics` are appended). */
+  otlp: string;
+  /** Expanded header values (secrets included: never shown, redacted by the profile's redactor). */
+  headers: Record<string, string>;
+  serviceName: string;
+  metricsIntervalMs: number;
 }
 
 /** `profile`: written in the profile; `profile-folder` / `cwd`: defaulted (see ResolveContext). */
