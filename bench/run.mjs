@@ -5,6 +5,7 @@
 // this script starts is killed at the end, also on Ctrl-C.
 //
 //   node bench/run.mjs [--quick] [--rounds N] [--only id,id] [--no-write]
+//                      [--cpu-prof DIR] [--heap-prof FILE-%t.heapprofile]   profiles (%t = target id)
 //   node bench/run.mjs --faults    the other server's p50/p99 during each fault (bench/faults.mjs)
 //
 // Per target: warm-up, sequential calls (p50/p99), then calls/s with 32 requests in flight on
@@ -34,6 +35,7 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     'no-write': { type: 'boolean' },
     'cpu-prof': { type: 'string' },
+    'heap-prof': { type: 'string' },
     'gateway-node-options': { type: 'string' },
     faults: { type: 'boolean' },
   },
@@ -348,11 +350,14 @@ async function measure(target) {
   // The process in the middle appends its counters (bench/counters-preload.mjs) to this file.
   const countersFile = path.join(mkTmp('gh-counters-'), 'counters.jsonl');
   process.env.GATEHOUSE_BENCH_COUNTERS = countersFile;
+  // `--heap-prof FILE`: the middle process samples its allocations over both phases (one target).
+  if (opts['heap-prof']) process.env.GATEHOUSE_BENCH_HEAP_PROF = path.resolve(opts['heap-prof'].replace('%t', target.id));
   let t;
   try {
     t = await target.start();
   } finally {
     delete process.env.GATEHOUSE_BENCH_COUNTERS;
+    delete process.env.GATEHOUSE_BENCH_HEAP_PROF;
   }
   const { client, pid } = t;
   try {
