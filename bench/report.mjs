@@ -22,7 +22,7 @@ export function table(targets, results) {
     'peak RSS MB',
     'CPU µs/call (seq/32)',
     'alloc KB/call (seq/32)',
-    'GC % of CPU',
+    'GC ms / 1000 calls (wall, seq/32)',
   ];
   const rows = [];
   for (const t of targets) {
@@ -40,7 +40,7 @@ export function table(targets, results) {
       f(r.hwmMb, 1),
       `${f(r.seq.cpuUs, 0)} / ${f(r.conc.cpuUs, 0)}`,
       `${kb(r.seq.allocB)} / ${kb(r.conc.allocB)}`,
-      f(100 * r.conc.gcShare, 0),
+      `${f(r.seq.gcMsPer1k, 0)} / ${f(r.conc.gcMsPer1k, 0)}`,
     ]);
   }
   const md = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];

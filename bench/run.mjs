@@ -406,7 +406,7 @@ async function measure(target) {
 }
 
 const minOf = (a, b) => (Number.isFinite(a) && !(b < a) ? a : b);
-const bestPerCall = (a, b) => ({ cpuUs: minOf(a.cpuUs, b.cpuUs), allocB: minOf(a.allocB, b.allocB), gcShare: minOf(a.gcShare, b.gcShare) });
+const bestPerCall = (a, b) => ({ cpuUs: minOf(a.cpuUs, b.cpuUs), allocB: minOf(a.allocB, b.allocB), gcMsPer1k: minOf(a.gcMsPer1k, b.gcMsPer1k) });
 
 function best(a, b) {
   if (!a) return b;
@@ -479,7 +479,7 @@ async function main() {
     `tools/call echo via the SDK Client; per target ${N.warm} warm-up calls, ${N.seq} sequential calls (p50/p99), ${N.conc} calls with ${INFLIGHT} in flight ` +
     `on one client session (calls/s); best of ${rounds} round(s). Peak RSS = VmHWM of the process in the middle (gateway / proxy / floor server; for direct stdio the server itself). ` +
     'CPU µs/call = process.cpuUsage() of that process per call, alloc KB/call = V8 heap bytes it allocated per call (GCProfiler: heap growth + bytes collected), ' +
-    'GC % = collection time as a share of its CPU in the concurrent phase; all read by bench/counters-preload.mjs inside the process, sequential / concurrent phase.';
+    'GC ms = the collections\' wall time (v8.GCProfiler) per 1000 calls; all read by bench/counters-preload.mjs inside that process, sequential / concurrent phase.';
   const tableText = table(TARGETS, results);
   const aimText = directAims(results);
   const aim10Text = floorAims(results);
