@@ -390,6 +390,8 @@ async function measure(target) {
     const elapsed = performance.now() - c0;
     const k2 = await sampleCounters(pid, countersFile);
     if (!k0 || !k1 || !k2) process.stderr.write(`(no counters from pid ${pid}) `);
+    // What the middle process holds after each phase: live heap (V8 used) beside its RSS.
+    else process.stderr.write(`[heap used ${[k0, k1, k2].map((k) => f(k.heapUsed / 1048576, 0)).join(' → ')} MB, rss ${[k0, k1, k2].map((k) => f(k.rss / 1048576, 0)).join(' → ')} MB] `);
     const { hwmKb } = readStatus(pid);
     return {
       p50: pct(lat, 50),
