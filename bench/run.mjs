@@ -5,6 +5,7 @@
 // this script starts is killed at the end, also on Ctrl-C.
 //
 //   node bench/run.mjs [--quick] [--rounds N] [--only id,id] [--no-write]
+//                      [--cpu-prof DIR] [--heap-prof FILE-%t.heapprofile]   profiles (%t = target id)
 //   node bench/run.mjs --faults    the other server's p50/p99 during each fault (bench/faults.mjs)
 //
 // Per target: warm-up, sequential calls (p50/p99), then calls/s with 32 requests in flight on
@@ -23,6 +24,8 @@ import { hostBundleOptions } from '../scripts/esbuild-options.mjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { perCall, preloadArgs, sampleCounters } from './counters.mjs';
+import { directAims, f, floorAims, table } from './report.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -32,6 +35,7 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     'no-write': { type: 'boolean' },
     'cpu-prof': { type: 'string' },
+    'heap-prof': { type: 'string' },
     'gateway-node-options': { type: 'string' },
     faults: { type: 'boolean' },
   },
@@ -42,7 +46,6 @@ const rounds = Number(opts.rounds ?? (quick ? 1 : 2));
 const N = quick ? { warm: 100, seq: 300, conc: 600 } : { warm: 300, seq: 2000, conc: 3000 };
 const INFLIGHT = 32;
 const TOKEN = 'bench-token-0123456789abcdef';
-const CLK_TCK = 100; // Linux USER_HZ for /proc/PID/stat utime/stime
 
 const everythingEntry = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const supergatewayEntry = path.join(root, 'node_modules/supergateway/dist/index.js');
@@ -151,16 +154,6 @@ function readStatus(pid) {
   }
 }
 
-function cpuTicks(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
-  } catch {
-    return NaN;
-  }
-}
-
 function mkTmp(prefix) {
   const d = mkdtempSync(path.join(os.tmpdir(), prefix));
   tmpDirs.push(d);
@@ -253,7 +246,7 @@ function httpClientTransport(url, token) {
 /** `--cpu-prof DIR`: the gateway children write V8 CPU profiles there (on orderly exit). */
 function cpuProfArgs() {
   const extra = opts['gateway-node-options']?.split(/\s+/).filter(Boolean) ?? [];
-  return [...extra, ...(opts['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts['cpu-prof'])}`] : [])];
+  return [...preloadArgs(), ...extra, ...(opts['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts['cpu-prof'])}`] : [])];
 }
 
 /** Each start() resolves to { client, pid (the process in the middle), stop() }. */
@@ -323,11 +316,11 @@ function httpChildTarget(makeArgs, urlPath = '/mcp') {
 const everythingCmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(everythingEntry)} stdio`;
 
 const TARGETS = [
-  { id: 'direct', label: 'direct stdio (server-everything)', start: stdioTarget(process.execPath, [everythingEntry, 'stdio'], true) },
+  { id: 'direct', label: 'direct stdio (server-everything)', start: stdioTarget(process.execPath, [...preloadArgs(), everythingEntry, 'stdio'], true) },
   {
     id: 'relay',
     label: 'bare stdio relay (parse + re-serialise, floor for one hop)',
-    start: stdioTarget(process.execPath, [path.join(root, 'bench/relay-floor.mjs'), process.execPath, everythingEntry, 'stdio'], false),
+    start: stdioTarget(process.execPath, [...preloadArgs(), path.join(root, 'bench/relay-floor.mjs'), process.execPath, everythingEntry, 'stdio'], false),
   },
   { id: 'gw-http', label: 'gateway HTTP (lean transport), audit on', start: gatewayHttpTarget(cliEntry, true) },
   { id: 'gw-http-noaudit', label: 'gateway HTTP (lean transport), audit off', start: gatewayHttpTarget(cliEntry, false) },
@@ -337,14 +330,14 @@ const TARGETS = [
   {
     id: 'supergateway',
     label: 'supergateway --stateful (streamableHttp)',
-    start: httpChildTarget((port) => [supergatewayEntry, '--stdio', everythingCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none']),
+    start: httpChildTarget((port) => [...preloadArgs(), supergatewayEntry, '--stdio', everythingCmd, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none']),
   },
   {
     id: 'mcp-proxy',
     label: 'mcp-proxy (stream endpoint)',
-    start: httpChildTarget((port) => [mcpProxyEntry, '--host', '127.0.0.1', '--port', String(port), '--', process.execPath, everythingEntry, 'stdio']),
+    start: httpChildTarget((port) => [...preloadArgs(), mcpProxyEntry, '--host', '127.0.0.1', '--port', String(port), '--', process.execPath, everythingEntry, 'stdio']),
   },
-  { id: 'floor', label: 'SDK Streamable HTTP echo server (floor)', start: httpChildTarget((port) => [path.join(root, 'bench/floor-server.mjs'), String(port)]) },
+  { id: 'floor', label: 'SDK Streamable HTTP echo server (floor)', start: httpChildTarget((port) => [...preloadArgs(), path.join(root, 'bench/floor-server.mjs'), String(port)]) },
 ];
 
 // ---- measurement ----------------------------------------------------------------------------
@@ -354,7 +347,18 @@ function pct(sorted, p) {
 }
 
 async function measure(target) {
-  const t = await target.start();
+  // The process in the middle appends its counters (bench/counters-preload.mjs) to this file.
+  const countersFile = path.join(mkTmp('gh-counters-'), 'counters.jsonl');
+  process.env.GATEHOUSE_BENCH_COUNTERS = countersFile;
+  // `--heap-prof FILE`: the middle process samples its allocations over both phases (one target).
+  if (opts['heap-prof']) process.env.GATEHOUSE_BENCH_HEAP_PROF = path.resolve(opts['heap-prof'].replace('%t', target.id));
+  let t;
+  try {
+    t = await target.start();
+  } finally {
+    delete process.env.GATEHOUSE_BENCH_COUNTERS;
+    delete process.env.GATEHOUSE_BENCH_HEAP_PROF;
+  }
   const { client, pid } = t;
   try {
     let n = 0;
@@ -364,14 +368,14 @@ async function measure(target) {
     if (text !== 'Echo: hello 0') throw new Error(`unexpected echo result: ${JSON.stringify(first).slice(0, 200)}`);
     for (let i = 0; i < N.warm; i++) await call();
 
-    const cpu0 = cpuTicks(pid);
+    const k0 = await sampleCounters(pid, countersFile);
     const lat = new Array(N.seq);
     for (let i = 0; i < N.seq; i++) {
       const t0 = performance.now();
       await call();
       lat[i] = performance.now() - t0;
     }
-    const cpu1 = cpuTicks(pid);
+    const k1 = await sampleCounters(pid, countersFile);
     lat.sort((a, b) => a - b);
 
     let issued = 0;
@@ -384,21 +388,27 @@ async function measure(target) {
     const c0 = performance.now();
     await Promise.all(Array.from({ length: INFLIGHT }, worker));
     const elapsed = performance.now() - c0;
-    const cpu2 = cpuTicks(pid);
+    const k2 = await sampleCounters(pid, countersFile);
+    if (!k0 || !k1 || !k2) process.stderr.write(`(no counters from pid ${pid}) `);
+    // What the middle process holds after each phase: live heap (V8 used) beside its RSS.
+    else process.stderr.write(`[heap used ${[k0, k1, k2].map((k) => f(k.heapUsed / 1048576, 0)).join(' → ')} MB, rss ${[k0, k1, k2].map((k) => f(k.rss / 1048576, 0)).join(' → ')} MB] `);
     const { hwmKb } = readStatus(pid);
     return {
       p50: pct(lat, 50),
       p99: pct(lat, 99),
       cps: N.conc / (elapsed / 1000),
       hwmMb: hwmKb / 1024,
-      // CPU of the middle process per call (sequential phase, then the concurrent phase).
-      cpuSeqMs: ((cpu1 - cpu0) / CLK_TCK / N.seq) * 1000,
-      cpuConcMs: ((cpu2 - cpu1) / CLK_TCK / N.conc) * 1000,
+      // The middle process's CPU, allocation and GC per call: sequential phase, concurrent phase.
+      seq: perCall(k0, k1, N.seq),
+      conc: perCall(k1, k2, N.conc),
     };
   } finally {
     await t.stop();
   }
 }
+
+const minOf = (a, b) => (Number.isFinite(a) && !(b < a) ? a : b);
+const bestPerCall = (a, b) => ({ cpuUs: minOf(a.cpuUs, b.cpuUs), allocB: minOf(a.allocB, b.allocB), gcMsPer1k: minOf(a.gcMsPer1k, b.gcMsPer1k) });
 
 function best(a, b) {
   if (!a) return b;
@@ -407,88 +417,9 @@ function best(a, b) {
     p99: Math.min(a.p99, b.p99),
     cps: Math.max(a.cps, b.cps),
     hwmMb: Math.max(a.hwmMb, b.hwmMb),
-    cpuSeqMs: Math.min(a.cpuSeqMs, b.cpuSeqMs),
-    cpuConcMs: Math.min(a.cpuConcMs, b.cpuConcMs),
+    seq: bestPerCall(a.seq, b.seq),
+    conc: bestPerCall(a.conc, b.conc),
   };
-}
-
-// ---- report ---------------------------------------------------------------------------------
-
-const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '—');
-const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '—');
-
-function table(results) {
-  const direct = results.get('direct');
-  const sg = results.get('supergateway');
-  const head = ['target', 'p50 ms', 'p99 ms', 'calls/s', 'p50 ÷ stdio', 'calls/s ÷ stdio', 'p50 ÷ supergw', 'calls/s ÷ supergw', 'peak RSS MB', 'CPU ms/call (seq/32)'];
-  const rows = [];
-  for (const t of TARGETS) {
-    const r = results.get(t.id);
-    if (!r) continue;
-    rows.push([
-      t.label,
-      f(r.p50, 3),
-      f(r.p99, 3),
-      f(r.cps, 0),
-      ratio(r.p50 / direct?.p50),
-      ratio(r.cps / direct?.cps),
-      ratio(r.p50 / sg?.p50),
-      ratio(r.cps / sg?.cps),
-      f(r.hwmMb, 1),
-      `${f(r.cpuSeqMs, 3)} / ${f(r.cpuConcMs, 3)}`,
-    ]);
-  }
-  const md = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
-  return md.join('\n');
-}
-
-function aims(results) {
-  const direct = results.get('direct');
-  const floor = results.get('floor');
-  const sg = results.get('supergateway');
-  const lines = [];
-  const line = (ok, text) => lines.push(`${ok === undefined ? 'n/a ' : ok ? 'PASS' : 'MISS'}  ${text}`);
-  const httpAims = (id, name) => {
-    const r = results.get(id);
-    if (!r) return;
-    line(floor && r.p50 <= floor.p50, `${name}: p50 ${f(r.p50, 3)} ms ≤ floor p50 ${f(floor?.p50, 3)} ms`);
-    line(direct && r.p50 <= 4 * direct.p50, `${name}: p50 ${f(r.p50, 3)} ms ≤ 4× direct stdio (${f(4 * direct?.p50, 3)} ms)`);
-    line(sg && r.cps >= 1.5 * sg.cps, `${name}: ${f(r.cps, 0)} calls/s ≥ 1.5× supergateway (${f(1.5 * sg?.cps, 0)})`);
-    line(r.hwmMb < 100, `${name}: peak RSS ${f(r.hwmMb, 1)} MB < 100 MB`);
-  };
-  httpAims('gw-http', 'gateway HTTP (lean transport, audit on)');
-  const s = results.get('gw-stdio');
-  if (s) {
-    line(direct && s.p50 <= 1.5 * direct.p50, `gateway stdio (audit on): p50 ${f(s.p50, 3)} ms ≤ 1.5× direct stdio (${f(1.5 * direct?.p50, 3)} ms)`);
-    line(direct && s.cps >= 0.6 * direct.cps, `gateway stdio (audit on): ${f(s.cps, 0)} calls/s ≥ 60% of direct stdio (${f(0.6 * direct?.cps, 0)})`);
-    line(s.hwmMb < 100, `gateway stdio (audit on): peak RSS ${f(s.hwmMb, 1)} MB < 100 MB`);
-  }
-  return lines.join('\n');
-}
-
-/** The relay aims: the stdio hop against the bare relay, HTTP against the floor and supergateway. */
-function aims10(results) {
-  const direct = results.get('direct');
-  const relay = results.get('relay');
-  const floor = results.get('floor');
-  const sg = results.get('supergateway');
-  const lines = [];
-  const line = (ok, text) => lines.push(`${ok === undefined ? 'n/a ' : ok ? 'PASS' : 'MISS'}  ${text}`);
-  const s = results.get('gw-stdio');
-  if (s && direct && relay) {
-    const added = s.p50 - direct.p50;
-    const relayAdded = relay.p50 - direct.p50;
-    line(added <= 2 * relayAdded, `gateway stdio: added p50 ${f(added, 3)} ms ≤ 2× the bare relay's added ${f(relayAdded, 3)} ms (${f(2 * relayAdded, 3)} ms)`);
-    line(s.cps >= 0.75 * relay.cps, `gateway stdio: ${f(s.cps, 0)} calls/s ≥ 0.75× the bare relay's ${f(relay.cps, 0)} (${f(0.75 * relay.cps, 0)})`);
-    line(s.hwmMb <= 100, `gateway stdio: peak RSS ${f(s.hwmMb, 1)} MB ≤ 100 MB`);
-  }
-  const h = results.get('gw-http');
-  if (h) {
-    line(floor ? h.p50 <= floor.p50 : undefined, `gateway HTTP: p50 ${f(h.p50, 3)} ms ≤ the SDK echo server's ${f(floor?.p50, 3)} ms`);
-    line(sg ? h.cps >= 1.5 * sg.cps : undefined, `gateway HTTP: ${f(h.cps, 0)} calls/s ≥ 1.5× supergateway (${f(1.5 * sg?.cps, 0)})`);
-    line(h.hwmMb <= 100, `gateway HTTP: peak RSS ${f(h.hwmMb, 1)} MB ≤ 100 MB`);
-  }
-  return lines.join('\n');
 }
 
 async function buildSdkTransportCli() {
@@ -549,10 +480,11 @@ async function main() {
   const method =
     `tools/call echo via the SDK Client; per target ${N.warm} warm-up calls, ${N.seq} sequential calls (p50/p99), ${N.conc} calls with ${INFLIGHT} in flight ` +
     `on one client session (calls/s); best of ${rounds} round(s). Peak RSS = VmHWM of the process in the middle (gateway / proxy / floor server; for direct stdio the server itself). ` +
-    'CPU ms/call = utime+stime of that process per call, sequential / concurrent phase.';
-  const tableText = table(results);
-  const aimText = aims(results);
-  const aim10Text = aims10(results);
+    'CPU µs/call = process.cpuUsage() of that process per call, alloc KB/call = V8 heap bytes it allocated per call (GCProfiler: heap growth + bytes collected), ' +
+    'GC ms = the collections\' wall time (v8.GCProfiler) per 1000 calls; all read by bench/counters-preload.mjs inside that process, sequential / concurrent phase.';
+  const tableText = table(TARGETS, results);
+  const aimText = directAims(results);
+  const aim10Text = floorAims(results);
   const out = `\n${tableText}\n\nAims (bare relay and floor):\n${aim10Text}\n\nAims (direct stdio and supergateway):\n${aimText}\n`;
   process.stdout.write(out);
   if (!opts['no-write'] && !quick) {

@@ -285,7 +285,12 @@ export class ThreadedWriter implements AuditWriter {
     }
     if (this.lines.length === 0 || this.dead || this.closed) return;
     const chunk = ++this.chunk;
-    const text = chunkHeader(chunk, this.run, this.lines.length) + this.lines.join('') + chunkTrailer(chunk);
+    // One join makes the chunk one flat string: header + join + trailer made a rope that the
+    // journal's write and postMessage each flattened again (a copy of every message's text).
+    const ops = this.lines.length;
+    this.lines.unshift(chunkHeader(chunk, this.run, ops));
+    this.lines.push(chunkTrailer(chunk));
+    const text = this.lines.join('');
     this.lines = [];
     this.pendingBytes = 0;
     journaled &&= this.journal !== undefined;
@@ -311,9 +316,11 @@ export class ThreadedWriter implements AuditWriter {
       this.sendTimer = undefined;
     }
     if (this.unsent.length === 0 || this.dead) return;
-    const text = this.unsent.length === 1 ? this.unsent[0]! : this.unsent.join('');
+    // The chunks travel as they are (the thread decodes each): joining them first was one more
+    // copy of every message's text on the protocol thread.
+    const texts = this.unsent.length === 1 ? this.unsent[0]! : this.unsent;
     this.unsent = [];
-    this.worker.postMessage(text);
+    this.worker.postMessage(texts);
   }
 
   private waitAttempted(chunk: number, timeoutMs: number): void {

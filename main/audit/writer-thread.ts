@@ -65,14 +65,20 @@ function flushSoon(): void {
   timer ??= setTimeout(flushNow, BATCH_MS);
 }
 
-port.on('message', (msg: string | { close: true } | { sync: true }) => {
-  if (typeof msg === 'string') {
-    const { chunks, complete } = decodeChunks(msg);
-    if (!complete) port.postMessage({ error: 'audit writer thread: a chunk from the host did not decode; its rows are lost' });
-    for (const c of chunks) {
-      for (const op of c.ops) applyOp(writer, op);
-      received = c.chunk;
-    }
+function receive(text: string): void {
+  const { chunks, complete } = decodeChunks(text);
+  if (!complete) port!.postMessage({ error: 'audit writer thread: a chunk from the host did not decode; its rows are lost' });
+  for (const c of chunks) {
+    for (const op of c.ops) applyOp(writer, op);
+    received = c.chunk;
+  }
+}
+
+// A message is one chunk's text, or several chunks' texts in order (threaded-writer.ts send()).
+port.on('message', (msg: string | string[] | { close: true } | { sync: true }) => {
+  if (typeof msg === 'string' || Array.isArray(msg)) {
+    if (typeof msg === 'string') receive(msg);
+    else for (const text of msg) receive(text);
     flushSoon();
     return;
   }

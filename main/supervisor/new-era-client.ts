@@ -22,9 +22,9 @@ import type { ChannelRequestOptions, ExchangeChannel, RpcReply } from '../protoc
 import type { HttpSpec } from './http-upstream';
 import type { UpstreamClient } from './types';
 
-/** Who the gateway says it is upstream, and what it can route back (as the old-era client declares). */
-export const GATEWAY_CLIENT_INFO = { name: 'gatehouse', version: '0.1.0' };
-export const GATEWAY_UPSTREAM_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
+import { GATEWAY_CLIENT_INFO, GATEWAY_UPSTREAM_CAPABILITIES } from './gateway-identity';
+
+export { GATEWAY_CLIENT_INFO, GATEWAY_UPSTREAM_CAPABILITIES };
 
 export type NewEraConnect =
   | { era: 'new'; client: UpstreamClient; port: NewEraPort; version: string; discover: Record<string, unknown>; onClosed(fn: () => void): void }

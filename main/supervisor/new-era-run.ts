@@ -7,7 +7,9 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ExchangeChannel } from '../protocol/exchange-channel';
 import type { HttpSpec } from './http-upstream';
-import { connectNewEra, newEraTransport, type NewEraPort } from './new-era-client';
+// The SDK v2 client (and its own copy of the protocol core) loads on the first HTTP upstream
+// probed, not at every start: a stdio-only gateway never pays its memory.
+import type { NewEraPort } from './new-era-client';
 import { withTimeout } from './run-timing';
 import type { ServerEraInfo, UpstreamClient } from './types';
 import { OLD_ERA_HORIZON_MS, UpstreamEras } from './upstream-era';
@@ -43,6 +45,7 @@ export async function openNewEraRun(ctx: NewEraRunContext): Promise<NewEraRun | 
   const rec = eras.get(ctx.id, spec.url);
   if (rec?.era === 'old' && !UpstreamEras.stale(rec)) return { old: 'remembered' };
   const prior = rec?.era === 'new' ? rec.discover : undefined;
+  const { connectNewEra, newEraTransport } = await import('./new-era-client');
   const channel = ctx.channel();
   channel.attach(newEraTransport(spec) as unknown as Transport);
   let res: Awaited<ReturnType<typeof connectNewEra>>;

@@ -10,11 +10,17 @@
 // of /usr/bin/node (99 MB) takes ~0.35 s, so the host hashes asynchronously before a launch
 // (hashFileAsync via prewarmProgram) and the synchronous start gate then hits the cache.
 import { createHash } from 'node:crypto';
-import { createReadStream, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { closeSync, createReadStream, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 const cache = new Map<string, { key: string; sha256: string }>();
 const RACY_MS = 2000;
+/**
+ * The synchronous hash reads through one buffer of this size: reading /usr/bin/node whole
+ * (readFileSync) put its 99 MB into the gateway's peak RSS for the rest of its life.
+ */
+const READ_CHUNK = 1024 * 1024;
+let readBuffer: Buffer | undefined;
 
 function remember(file: string, st: Stats, key: string, sha256: string): void {
   if (Date.now() - st.ctimeMs > RACY_MS) cache.set(file, { key, sha256 });
@@ -30,7 +36,15 @@ export function hashFileSync(file: string): string {
   const key = statKey(st);
   const hit = cache.get(file);
   if (hit?.key === key) return hit.sha256;
-  const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+  const hash = createHash('sha256');
+  const buf = (readBuffer ??= Buffer.allocUnsafe(READ_CHUNK));
+  const fd = openSync(file, 'r');
+  try {
+    for (let n = readSync(fd, buf, 0, buf.length, null); n > 0; n = readSync(fd, buf, 0, buf.length, null)) hash.update(buf.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  const sha256 = hash.digest('hex');
   remember(file, st, key, sha256);
   return sha256;
 }
