@@ -142,7 +142,7 @@ function PromptPanel({ launchId, prompt }: { launchId: string; prompt: Prompt })
                 className="input"
                 aria-label={`${a.name}${a.required ? ' (required)' : ''}`}
                 aria-invalid={invalid || undefined}
-                required={a.required}
+                aria-required={a.required || undefined}
                 value={values[a.name] ?? ''}
                 onChange={(e) => setValues({ ...values, [a.name]: e.target.value })}
               />
