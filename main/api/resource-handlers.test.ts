@@ -111,6 +111,31 @@ describe('resources through the gateway', () => {
   }, 30_000);
 });
 
+describe('the window as one more subscriber', () => {
+  const unsubscribes = (uri: string) =>
+    host.tap.snapshot().filter((e) => e.direction === 'gateway_to_server' && e.method === 'resources/unsubscribe' && JSON.stringify(e.message).includes(uri)).length;
+
+  it('the server stays subscribed while an agent or the window still wants the URI', async () => {
+    const uri = 'demo://resource/dynamic/text/9';
+    await client.subscribeResource({ uri });
+    await call('resources:subscribe', { launchId, uri, subscribed: true });
+    await call('resources:subscribe', { launchId, uri, subscribed: false });
+    // The agent still holds it: the window's unsubscribe is not passed on.
+    expect(unsubscribes(uri)).toBe(0);
+    await client.unsubscribeResource({ uri });
+    await waitFor(() => unsubscribes(uri) === 1, 'the upstream unsubscribe once nobody wants it');
+
+    const other = 'demo://resource/dynamic/text/10';
+    await call('resources:subscribe', { launchId, uri: other, subscribed: true });
+    await client.subscribeResource({ uri: other });
+    await client.unsubscribeResource({ uri: other });
+    // The window still holds it.
+    expect(unsubscribes(other)).toBe(0);
+    await call('resources:subscribe', { launchId, uri: other, subscribed: false });
+    await waitFor(() => unsubscribes(other) === 1, 'the upstream unsubscribe after the window let go');
+  });
+});
+
 describe('prompts through the gateway', () => {
   it('lists prompts with their arguments and gets one with arguments, as an exchange', async () => {
     const prompts = await call<CommandOutput<'prompts:list'>>('prompts:list', { launchId });
