@@ -36,9 +36,19 @@ import {
   TrafficMarksSchema,
 } from './host-api-shapes';
 import { DoctorReportSchema } from './host-api-doctor';
+import {
+  AuditStreamSchema,
+  CallGroupSchema,
+  PromptGetOutputSchema,
+  PromptItemSchema,
+  ResourceItemSchema,
+  ResourceReadOutputSchema,
+  ResourceTemplateItemSchema,
+} from './host-api-views';
 
 export * from './host-api-shapes';
 export * from './host-api-doctor';
+export * from './host-api-views';
 
 // ---- commands --------------------------------------------------------------------------------
 
@@ -169,6 +179,8 @@ export const commands = {
         since: z.number().optional(),
         until: z.number().optional(),
         limit: z.number().int().min(1).max(10_000).optional(),
+        /** Narrows the calls (not messages or decisions) to one outcome group. */
+        group: CallGroupSchema.optional(),
       })
       .strict(),
     output: z.object({
@@ -176,6 +188,8 @@ export const commands = {
       decisions: z.array(z.record(z.string(), z.unknown())),
       /** One row per call (exchange) matching the text, server and session: decision, who decided, outcome. */
       calls: z.array(z.record(z.string(), z.unknown())).optional(),
+      /** How many calls match in all (`calls` holds the newest `limit` of them). */
+      callsTotal: z.number().optional(),
     }),
   },
   /** Calls (one row per exchange) from the audit store, newest `limit` first-to-last: decision, who decided, outcome. */
@@ -254,6 +268,38 @@ export const commands = {
   },
   /** The bounded scrollback, for a window that attaches late or reloads. */
   'terminals:replay': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ data: z.string() }) },
+
+  // ---- Resources and Prompts views, HAR and curl, Audit export (common/host-api-views.ts) ----
+  /** The launch's resources and templates as an agent lists them, and the URIs the window is subscribed to. */
+  'resources:list': {
+    input: LaunchRef,
+    output: z.object({ resources: z.array(ResourceItemSchema), templates: z.array(ResourceTemplateItemSchema), subscribed: z.array(z.string()) }),
+  },
+  /** resources/read through the gateway as the UI's own session: an exchange in Traffic and the audit store. */
+  'resources:read': { input: z.object({ launchId: z.string().min(1), uri: z.string().min(1).max(8192) }).strict(), output: ResourceReadOutputSchema },
+  /** Subscribe (or not) the window to a resource; changes arrive as `resource:updated`. */
+  'resources:subscribe': {
+    input: z.object({ launchId: z.string().min(1), uri: z.string().min(1).max(8192), subscribed: z.boolean() }).strict(),
+    output: z.object({ subscribed: z.array(z.string()) }),
+  },
+  'prompts:list': { input: LaunchRef, output: z.array(PromptItemSchema) },
+  /** prompts/get through the gateway as the UI's own session; MCP prompt arguments are strings. */
+  'prompts:get': {
+    input: z.object({ launchId: z.string().min(1), name: z.string().min(1), arguments: z.record(z.string(), z.string().max(65_536)) }).strict(),
+    output: PromptGetOutputSchema,
+  },
+  /**
+   * A HAR 1.2 log of a launch's HTTP traffic (docs/ui-layout.md "HAR and curl"): one entry per
+   * exchange an agent sent over Streamable HTTP, MCP headers included, the token a placeholder.
+   */
+  'traffic:har': { input: z.object({ session: z.string().min(1), agentSession: z.string().optional() }).strict(), output: z.object({ fileName: z.string(), har: z.record(z.string(), z.unknown()), entries: z.number() }) },
+  /** A curl command that sends this exchange's request again (`$GATEHOUSE_TOKEN`, never the token). */
+  'traffic:curl': { input: z.object({ session: z.string().min(1), exchange: z.string().min(1) }).strict(), output: z.object({ command: z.string() }) },
+  /** The same JSON Lines as `gatehouse audit export --jsonl` (with `--decisions`, `--stderr`). */
+  'audit:export': {
+    input: z.object({ session: z.string().optional(), text: z.string().optional(), stream: AuditStreamSchema.optional() }).strict(),
+    output: z.object({ fileName: z.string(), text: z.string(), count: z.number() }),
+  },
 } as const;
 
 export type CommandName = keyof typeof commands;
@@ -296,6 +342,8 @@ export const events = {
    * Connect configuration must be copied again.
    */
   'launch:notice': z.object({ launchId: z.string(), message: z.string() }),
+  /** A resource the window subscribed to changed (read it again with `resources:read`). */
+  'resource:updated': z.object({ launchId: z.string(), uri: z.string() }),
 } as const;
 
 export type EventName = keyof typeof events;

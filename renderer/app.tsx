@@ -6,10 +6,12 @@ import {
   ArrowLeftRight,
   Bell,
   CircleHelp,
+  FileText,
   FolderKanban,
   History,
   KeyRound,
   Keyboard,
+  MessageSquareText,
   Monitor,
   Moon,
   PanelRightOpen,
@@ -46,6 +48,8 @@ import { hostShell } from './api';
 import { AuditView } from './views/audit/audit-view';
 import { ConnectView } from './views/connect/connect-view';
 import { ProfilesView } from './views/profiles/profiles-view';
+import { PromptsView } from './views/prompts/prompts-view';
+import { ResourcesView } from './views/resources/resources-view';
 import { ServersView } from './views/servers/servers-view';
 import { AuthExpiryNotices } from './views/servers/server-sign-in';
 import { DoctorPanel } from './views/doctor/doctor-panel';
@@ -74,7 +78,12 @@ const NAV: NavItem[] = [
   { id: 'connect', label: 'Connect an agent', icon: <Plug size={16} /> },
   { id: 'audit', label: 'Audit', icon: <History size={16} /> },
   { id: 'secrets', label: 'Secrets', icon: <KeyRound size={16} /> },
+  { id: 'resources', label: 'Resources', icon: <FileText size={16} /> },
+  { id: 'prompts', label: 'Prompts', icon: <MessageSquareText size={16} /> },
 ];
+
+/** Views past the ninth have no digit: a letter of their own. */
+const LETTER_KEYS: Partial<Record<ViewId, string>> = { resources: 'alt+r', prompts: 'alt+p' };
 
 const TRAY_KEY = 'gatehouse.trayOpen';
 
@@ -124,6 +133,7 @@ export function App({ streams }: { streams: Streams }) {
     // In a browser tab Ctrl+1…9 belong to the browser; Alt+1…9 work there too.
     ...Object.fromEntries(VIEW_IDS.map((id, i) => [`alt+${i + 1}`, () => navigate(id)])),
     'alt+a': focusTray,
+    ...Object.fromEntries(Object.entries(LETTER_KEYS).map(([id, key]) => [key, () => navigate(id as ViewId)])),
     'alt+t': () => {
       setPinned(!showTray);
       openTray(!showTray);
@@ -159,7 +169,7 @@ export function App({ streams }: { streams: Streams }) {
                   e.preventDefault();
                   navigate(n.id);
                 }}
-                title={`${n.label} (${shortcutLabel(`mod+${i + 1}`)})`}
+                title={`${n.label} (${shortcutLabel(LETTER_KEYS[n.id] ?? `mod+${i + 1}`)})`}
               >
                 <span className="nav-icon" aria-hidden="true">{n.icon}</span>
                 <span className="nav-label">{n.label}</span>
@@ -236,6 +246,10 @@ function ViewSwitch({ view, streams, permission, onEnableNotifications }: { view
       return <AuditView />;
     case 'secrets':
       return <SecretsView />;
+    case 'resources':
+      return <ResourcesView />;
+    case 'prompts':
+      return <PromptsView />;
   }
 }
 
@@ -322,8 +336,10 @@ function ShortcutsHelp({ onClose }: { onClose: () => void }) {
   }, []);
   useShortcuts({ escape: onClose });
   const rows: Array<[string, string]> = [
-    ...NAV.map((n, i): [string, string] => [`${shortcutLabel(`mod+${i + 1}`)}  ${shortcutLabel(`alt+${i + 1}`)}`, n.label]),
+    ...NAV.slice(0, 9).map((n, i): [string, string] => [`${shortcutLabel(`mod+${i + 1}`)}  ${shortcutLabel(`alt+${i + 1}`)}`, n.label]),
     [shortcutLabel('alt+a'), 'Focus the approvals tray'],
+    [shortcutLabel('alt+r'), 'Resources'],
+    [shortcutLabel('alt+p'), 'Prompts'],
     [shortcutLabel('alt+t'), 'Show or hide the approvals tray'],
     ['A', 'Allow once (tray focused)'],
     ['S', 'Allow for session (tray focused)'],

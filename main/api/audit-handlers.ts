@@ -5,7 +5,8 @@ import { DEFAULT_BATCH_INTERVAL_MS } from '../protocol/bounded-bus';
 import { exportModel } from '../model/export-model';
 import { findSnippet } from '../audit/snippet';
 import type { Host, Launch } from '../host';
-import type { Handlers } from './errors';
+import { HostApiError, type Handlers } from './errors';
+import { exportAudit } from './audit-export';
 import { storedTraffic } from './shapes';
 
 export function auditHandlers(host: Host, launchOf: (launchId: string) => Launch) {
@@ -43,7 +44,8 @@ export function auditHandlers(host: Host, launchOf: (launchId: string) => Launch
           ...d,
           ...(q ? { snippet: findSnippet([['tool', d.tool], ['reason', d.reason], ['outcome', d.outcome], ['args', d.args]], q) } : {}),
         })),
-        calls: audit.queryCalls(base).map((c) => ({ ...c })),
+        calls: audit.queryCalls({ ...base, group: input.group }).map((c) => ({ ...c })),
+        callsTotal: audit.countCalls({ ...base, group: input.group }),
       };
     },
 
@@ -63,6 +65,12 @@ export function auditHandlers(host: Host, launchOf: (launchId: string) => Launch
       if (input.observed) await new Promise((r) => setTimeout(r, 2 * DEFAULT_BATCH_INTERVAL_MS));
       const { fileName, yaml } = exportModel(launch, { observed: input.observed ?? false, audit: host.audit });
       return { fileName, yaml };
+    },
+
+    'audit:export': async (input) => {
+      const audit = host.audit;
+      if (!audit) throw new HostApiError(`the audit store is off (${host.auditOff ?? 'not opened'}): nothing to export`);
+      return exportAudit(audit, input);
     },
 
     'audit:trust': (input) => host.audit?.queryTrustDecisions({ profile: input.profile, limit: input.limit ?? 200 }) ?? [],

@@ -8,7 +8,7 @@
 // between the host and common/ shows up as a failing test rather than a confused renderer.
 //
 // Each domain's commands are a handler file of their own (profile-, launch-, server-, tool-,
-// approval-, traffic-, trust-, terminal-, audit-, auth-, host-handlers.ts); this file composes
+// approval-, traffic-, trust-, terminal-, audit-, auth-, resource-, host-handlers.ts); this file composes
 // them and owns validation and the event fan-out. What it registers on the host is taken back
 // through a DisposableStore (disposable-store.ts), never by a hand-kept list.
 //
@@ -29,6 +29,7 @@ import { startEventHub } from './event-hub';
 import { hostHandlers } from './host-handlers';
 import { launchHandlers } from './launch-handlers';
 import { profileHandlers } from './profile-handlers';
+import { resourceHandlers } from './resource-handlers';
 import { ProfileWatch } from './profile-watch';
 import { serverHandlers } from './server-handlers';
 import { terminalHandlers } from './terminal-handlers';
@@ -101,6 +102,7 @@ export function createHostApiDispatcher(host: Host, opts: DispatcherOptions): Ho
     ...terminalHandlers(host, ctx),
     ...approvalHandlers(ctx),
     ...toolHandlers(ctx, consoleCalls),
+    ...resourceHandlers(ctx),
     ...trafficHandlers(ctx, marks),
     ...trustHandlers(ctx),
   };

@@ -29,6 +29,7 @@ export function startEventHub(ctx: ApiContext, broadcast: EventSink, sources: Hu
     };
     launch.gateway.on('agent-session', onAgent);
     hub.add(() => launch.gateway.off('agent-session', onAgent));
+    hub.add(launch.gateway.console.onUpdated((uri) => broadcast('resource:updated', { launchId: launch.id, uri })));
   };
   for (const launch of ctx.runningLaunches()) watchLaunch(launch);
   const onLaunched = (launch: Launch) => {

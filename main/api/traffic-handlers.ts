@@ -2,6 +2,7 @@
 // buffer, then the audit store), body search, and the person's pins and replay links.
 import type { ApiContext } from './api-context';
 import type { Handlers } from './errors';
+import { buildHar, curlFor } from './har-export';
 import { searchTrafficBodies, trafficBodies } from './traffic-bodies';
 import type { TrafficMarks } from './traffic-marks';
 
@@ -19,5 +20,7 @@ export function trafficHandlers(ctx: ApiContext, marks: TrafficMarks) {
       marks.linkReplay(input);
       return { ok: true as const };
     },
+    'traffic:har': (input) => buildHar({ tap: host.tap, audit: host.audit, launch: host.launches.get(input.session) }, input),
+    'traffic:curl': (input) => ({ command: curlFor({ tap: host.tap, audit: host.audit, launch: host.launches.get(input.session) }, input) }),
   } satisfies Partial<Handlers>;
 }

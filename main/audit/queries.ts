@@ -8,6 +8,7 @@ import type {
   AuditStream,
   BaseFilter,
   CallFilter,
+  CallGroup,
   CallRow,
   DecisionFilter,
   DecisionRow,
@@ -116,6 +117,35 @@ class Where {
   }
 }
 
+/**
+ * The outcome groups of the Audit view's filter. A denial is one outcome whoever made it (a
+ * rule, a person, the approval timeout, no approver): `denied` finds them all, `timeout_denied`
+ * only the timeout's; `error` is every call that failed without a decision against it.
+ */
+const CALL_GROUPS: Record<CallGroup, string> = {
+  allowed: `decision = 'ALLOW'`,
+  approved: `decision = 'APPROVAL' AND decided_by = 'person' AND outcome NOT IN ('denied', 'pending', 'cancelled')`,
+  denied: `outcome = 'denied'`,
+  timeout_denied: `outcome = 'denied' AND decided_by = 'timeout'`,
+  error: `outcome IN ('error', 'unavailable', 'timeout', 'aborted')`,
+  ok: `outcome = 'ok'`,
+  pending: `outcome = 'pending'`,
+  cancelled: `outcome = 'cancelled'`,
+};
+
+function callWhere(f: CallFilter, now: number): Where {
+  const where = new Where();
+  where.base(f, now);
+  where.eqOrGlob('tool', f.tool);
+  if (f.outcome !== undefined) where.add('outcome = ?', f.outcome);
+  if (f.decision !== undefined) where.add('decision = ?', f.decision);
+  if (f.decidedBy !== undefined) where.add('decided_by = ?', f.decidedBy);
+  if (f.kind !== undefined) where.add('kind = ?', f.kind);
+  if (f.group !== undefined) where.add(`(${CALL_GROUPS[f.group]})`);
+  where.text(['id', 'tool', 'advertised', 'method', 'reason', 'error', 'answered_by'], f.text);
+  return where;
+}
+
 const SESSION_COLUMNS = `s.*,
   (SELECT count(*) FROM messages m WHERE m.session = s.id) AS messages,
   (SELECT count(*) FROM stderr_lines l WHERE l.session = s.id) AS stderr_lines,
@@ -207,15 +237,15 @@ export class AuditQueries {
 
   /** Calls (exchanges), one row each, with decision, who decided, outcome and latency. */
   queryCalls(f: CallFilter = {}, now: number = Date.now()): CallRow[] {
-    const where = new Where();
-    where.base(f, now);
-    where.eqOrGlob('tool', f.tool);
-    if (f.outcome !== undefined) where.add('outcome = ?', f.outcome);
-    if (f.decision !== undefined) where.add('decision = ?', f.decision);
-    if (f.decidedBy !== undefined) where.add('decided_by = ?', f.decidedBy);
-    if (f.kind !== undefined) where.add('kind = ?', f.kind);
-    where.text(['id', 'tool', 'advertised', 'method', 'reason', 'error', 'answered_by'], f.text);
-    return this.page('exchanges', where, f).map((r) => camel(r) as unknown as CallRow);
+    return this.page('exchanges', callWhere(f, now), f).map((r) => camel(r) as unknown as CallRow);
+  }
+
+  /** How many calls match `f` (its limit and cursors aside): the "of N" beside a page of them. */
+  countCalls(f: CallFilter = {}, now: number = Date.now()): number {
+    const { limit: _l, afterSeq: _a, beforeSeq: _b, ...rest } = f;
+    const where = callWhere(rest, now);
+    const row = this.stmt(`SELECT count(*) AS n FROM exchanges ${where.sql()}`).get(...where.params) as { n: number };
+    return row.n;
   }
 
   /** Where the writer had to drop rows (queue full), oldest first. */

@@ -82,6 +82,7 @@ export interface AuditStore {
   queryStderr(filter?: StderrFilter): StderrRow[];
   queryDecisions(filter?: DecisionFilter): DecisionRow[];
   queryCalls(filter?: CallFilter): CallRow[];
+  countCalls(filter?: CallFilter): number;
   queryGaps(session?: string): GapRow[];
   exportJsonl(filter: MessageFilter & StderrFilter & DecisionFilter & CallFilter, out: Writable, stream?: AuditStream): Promise<number>;
   prune(opts?: PruneOptions): PruneResult;
@@ -307,6 +308,10 @@ class SqliteAuditStore implements AuditStore {
 
   queryCalls(filter?: CallFilter): CallRow[] {
     return this.read().queryCalls(filter);
+  }
+
+  countCalls(filter?: CallFilter): number {
+    return this.read().countCalls(filter);
   }
 
   queryGaps(session?: string): GapRow[] {

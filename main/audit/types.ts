@@ -94,7 +94,12 @@ export interface CallFilter extends BaseFilter {
   decision?: PolicyDecision;
   decidedBy?: string;
   kind?: string;
+  /** A named group of outcomes (CALL_GROUPS in queries.ts): `denied` includes the timeout's denial. */
+  group?: CallGroup;
 }
+
+/** The Audit view's outcome filter; the same names as common/host-api-views.ts CallGroupSchema. */
+export type CallGroup = 'allowed' | 'approved' | 'denied' | 'timeout_denied' | 'error' | 'ok' | 'pending' | 'cancelled';
 
 export interface DecisionRecord {
   ts?: number;

@@ -23,6 +23,7 @@ import { Catalog, LooseResult } from './catalog';
 import { GatewayError, passThroughError } from './errors';
 import { ExchangeTable, type Exchange } from './exchanges';
 import { UpstreamInput } from './upstream-input';
+import { ConsoleRequests } from './console-requests';
 import { ServerRequests } from './server-requests';
 import { Sessions, type AgentSessionInfo, type OpenSessionOptions, type OpenedSession } from './session-setup';
 import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
@@ -90,6 +91,8 @@ export class Gateway extends EventEmitter<Events> {
   private readonly catalog: Catalog;
   private readonly pipeline: CallPipeline;
   private readonly sessions: Sessions;
+  /** The window's own prompts and resources requests and subscriptions. */
+  readonly console: ConsoleRequests;
   private readonly serverRequests: ServerRequests;
   private readonly startGraceMs: number;
   private readonly stragglerMs: number;
@@ -149,6 +152,17 @@ export class Gateway extends EventEmitter<Events> {
       sessionEvent: (info) => this.emit('agent-session', info),
       settled: () => this.startingServers() === 0,
       ...(opts.inputHoldMs !== undefined ? { inputHoldMs: opts.inputHoldMs } : {}),
+      consoleWants: (uri) => this.console.wants(uri),
+      consoleUpdated: (uri) => this.console.updated(uri),
+    });
+    this.console = new ConsoleRequests({
+      session: this.session,
+      table: this.exchanges,
+      catalog: this.catalog,
+      sessions: this.sessions,
+      redactor: this.profile.redactor,
+      firstStarts: () => this.firstStarts(),
+      upstreamRequest: (id, method, params) => this.lifecycleRequest(id, method, params),
     });
     this.serverRequests = new ServerRequests({
       session: this.session,

@@ -95,6 +95,9 @@ export interface SessionDeps {
   settled?(): boolean;
   /** How long a new-era call held for input waits for the agent's retry (input-bridge.ts). */
   inputHoldMs?: number;
+  /** The window as one more resource subscriber (console-requests.ts): still wants it, and gets updates. */
+  consoleWants?(uri: string): boolean;
+  consoleUpdated?(uri: string): void;
 }
 
 export interface OpenSessionOptions {
@@ -314,7 +317,7 @@ export class Sessions implements SessionsPort {
       });
       server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => {
         state.subscriptions.delete(req.params.uri);
-        const stillWanted = [...this.sessions.values()].some((s) => s.subscriptions.has(req.params.uri));
+        const stillWanted = this.subscribedBySession(req.params.uri) || !!this.deps.consoleWants?.(req.params.uri);
         if (!stillWanted) {
           const owner = await catalog.resourceOwner(req.params.uri);
           await this.deps.upstreamRequest(owner, 'resources/unsubscribe', req.params, extra.signal);
@@ -369,7 +372,13 @@ export class Sessions implements SessionsPort {
     }
   }
 
+  /** Whether any agent session is subscribed to `uri`. */
+  subscribedBySession(uri: string): boolean {
+    return [...this.sessions.values()].some((s) => s.subscriptions.has(uri));
+  }
+
   resourceUpdated(params: { uri: string }): void {
+    this.deps.consoleUpdated?.(params.uri);
     for (const s of this.ready()) {
       if (s.subscriptions.has(params.uri)) void s.server.sendResourceUpdated(params).catch(() => {});
     }

@@ -20,3 +20,16 @@ export async function copyText(text: string): Promise<boolean> {
     return false;
   }
 }
+
+/** Save bytes (a resource's blob) as a file. */
+export function downloadBytes(bytes: Uint8Array, fileName: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.rel = 'noopener';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -2,7 +2,7 @@
 // A view may be opened with a focus (e.g. Traffic on one exchange, from the tool console).
 import { Store } from './store';
 
-export const VIEW_IDS = ['profiles', 'servers', 'traffic', 'logs', 'terminal', 'approvals', 'tools', 'connect', 'audit', 'secrets'] as const;
+export const VIEW_IDS = ['profiles', 'servers', 'traffic', 'logs', 'terminal', 'approvals', 'tools', 'connect', 'audit', 'secrets', 'resources', 'prompts'] as const;
 export type ViewId = (typeof VIEW_IDS)[number];
 
 export interface NavState {

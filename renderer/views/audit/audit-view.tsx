@@ -1,5 +1,7 @@
-// Audit: past sessions from the SQLite store, searchable by text, server and method; a
-// session opens its messages and decisions.
+// Audit: past sessions from the SQLite store, searchable by text, server and method, calls
+// narrowed by outcome; a session opens its messages and decisions. Totals say how many match
+// beyond the page, a search that narrows an opened session says so, and Export saves the same
+// JSON Lines as `gatehouse audit export --jsonl`.
 import { Fragment, useMemo, useState, type FormEvent } from 'react';
 import { History, RefreshCw, Search } from 'lucide-react';
 import type { CommandInput } from '../../../common/host-api';
@@ -15,6 +17,7 @@ import { Timestamp } from '../../components/timestamp';
 import { errorText } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import type { AuditSession } from '../../state/types';
+import { AuditExport, NarrowedNotice, OUTCOME_GROUPS, type OutcomeGroup } from './audit-tools';
 import { TrustDecisions } from './trust-decisions';
 import { snippetOf, SnippetText } from './snippet';
 
@@ -33,28 +36,34 @@ const DIRECTION: Record<string, string> = {
 
 export function AuditView() {
   const sessions = useCommand('audit:sessions', { limit: 200 });
-  const [draft, setDraft] = useState({ text: '', server: '', method: '' });
+  const [draft, setDraft] = useState<{ text: string; server: string; method: string; group: OutcomeGroup | '' }>({ text: '', server: '', method: '', group: '' });
   const [query, setQuery] = useState<Query | null>(null);
   const [session, setSession] = useState<AuditSession | null>(null);
   const result = useCommand('audit:query', query);
 
+  const withDraft = (q: Query, d: typeof draft = draft): Query => {
+    if (d.text.trim()) q.text = d.text.trim();
+    if (d.server.trim()) q.server = d.server.trim();
+    if (d.method.trim()) q.method = d.method.trim();
+    if (d.group) q.group = d.group;
+    return q;
+  };
+
   const search = (e: FormEvent): void => {
     e.preventDefault();
-    const q: Query = { limit: 500 };
-    if (draft.text.trim()) q.text = draft.text.trim();
-    if (draft.server.trim()) q.server = draft.server.trim();
-    if (draft.method.trim()) q.method = draft.method.trim();
-    if (session) q.session = session.id;
-    setQuery(q);
+    setQuery(withDraft(session ? { session: session.id, limit: 1000 } : { limit: 500 }));
   };
 
   const open = (s: AuditSession): void => {
     setSession(s);
-    const q: Query = { session: s.id, limit: 1000 };
-    if (draft.text.trim()) q.text = draft.text.trim();
-    if (draft.server.trim()) q.server = draft.server.trim();
-    if (draft.method.trim()) q.method = draft.method.trim();
-    setQuery(q);
+    setQuery(withDraft({ session: s.id, limit: 1000 }));
+  };
+
+  /** Drops the search terms (not the outcome filter) and reads the opened session again. */
+  const clearSearch = (): void => {
+    const next = { ...draft, text: '', server: '', method: '' };
+    setDraft(next);
+    if (session) setQuery(withDraft({ session: session.id, limit: 1000 }, next));
   };
 
   return (
@@ -67,6 +76,12 @@ export function AuditView() {
         </div>
         <input className="input" placeholder="server" aria-label="Server" value={draft.server} onChange={(e) => setDraft({ ...draft, server: e.target.value })} />
         <input className="input" placeholder="method, e.g. tools/*" aria-label="Method" value={draft.method} onChange={(e) => setDraft({ ...draft, method: e.target.value })} />
+        <select className="input" aria-label="Outcome" value={draft.group} onChange={(e) => setDraft({ ...draft, group: e.target.value as OutcomeGroup | '' })}>
+          <option value="">any outcome</option>
+          {OUTCOME_GROUPS.map((g) => (
+            <option key={g.id} value={g.id}>{g.label}</option>
+          ))}
+        </select>
         <Button type="submit" variant="primary">Search</Button>
         {session ? (
           <Button variant="ghost" onClick={() => { setSession(null); setQuery(null); }}>
@@ -91,7 +106,11 @@ export function AuditView() {
                 <TrustDecisions />
               </div>
             ) : (
-              <QueryResult title={session ? `Session ${session.id}` : 'Search results'} loading={result.loading} error={result.error} data={result.data} />
+              <>
+                {session && query ? <NarrowedNotice session={session} query={query} shown={result.data?.messages.length} onClear={clearSearch} /> : null}
+                <AuditExport session={session?.id} text={query.text} />
+                <QueryResult title={session ? `Session ${session.id}` : 'Search results'} loading={result.loading} error={result.error} data={result.data} />
+              </>
             )
           }
         />
@@ -130,7 +149,7 @@ function SessionList({ state, selected, onOpen }: { state: ReturnType<typeof use
   );
 }
 
-function QueryResult({ title, loading, error, data }: { title: string; loading: boolean; error: unknown; data?: { messages: Row[]; decisions: Row[]; calls?: Row[] } }) {
+function QueryResult({ title, loading, error, data }: { title: string; loading: boolean; error: unknown; data?: { messages: Row[]; decisions: Row[]; calls?: Row[]; callsTotal?: number } }) {
   const [tab, setTab] = useState<'calls' | 'messages' | 'decisions'>('calls');
   const [open, setOpen] = useState<number | null>(null);
   const messages = useMemo(() => data?.messages ?? [], [data]);
@@ -142,7 +161,7 @@ function QueryResult({ title, loading, error, data }: { title: string; loading: 
         <h2 className="section-title">{title}</h2>
         <div className="segmented" role="radiogroup" aria-label="Show">
           <button type="button" role="radio" aria-checked={tab === 'calls'} className={tab === 'calls' ? 'is-on' : ''} onClick={() => setTab('calls')}>
-            Calls ({calls.length})
+            Calls ({data?.callsTotal !== undefined && data.callsTotal > calls.length ? `${calls.length.toLocaleString()} of ${data.callsTotal.toLocaleString()}` : calls.length.toLocaleString()})
           </button>
           <button type="button" role="radio" aria-checked={tab === 'messages'} className={tab === 'messages' ? 'is-on' : ''} onClick={() => setTab('messages')}>
             Messages ({messages.length})

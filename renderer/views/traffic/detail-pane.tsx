@@ -8,6 +8,8 @@ import { copyText, downloadText } from '../../lib/download';
 import { JsonTree } from './json-tree';
 import { formatLatency } from './traffic-row';
 import { useBody } from './use-body';
+import { useHostApi } from '../../api/context';
+import { ReplayEditor } from './replay-editor';
 
 export interface ReplayState {
   at: number;
@@ -15,6 +17,8 @@ export interface ReplayState {
   result?: unknown;
   error?: string;
   exchange?: string;
+  /** Set when the arguments were edited before the replay. */
+  edited?: boolean;
 }
 
 export interface DetailPaneProps {
@@ -22,7 +26,8 @@ export interface DetailPaneProps {
   store: TrafficStore;
   query: string;
   replays: readonly ReplayState[];
-  onReplay?: (row: TrafficRow) => void;
+  /** `args`: edited arguments (edit-then-replay); without them, the original's. */
+  onReplay?: (row: TrafficRow, args?: Record<string, unknown>) => void;
   onSelect: (row: TrafficRow) => void;
   onClose: () => void;
 }
@@ -45,6 +50,10 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
   const hops = store.exchangeRows(row);
   const replayOf = row.replayOf !== undefined ? store.get(row.replayOf) : undefined;
   const title = `${ev.method ?? (ev.kind === 'fault' ? 'protocol fault' : 'response')}${ev.id !== undefined ? ` #${String(ev.id)}` : ''}`;
+  const [editing, setEditing] = useState(false);
+  // An agent's request over HTTP can be sent again with curl; the window's own calls have no HTTP leg.
+  const agentRequest = hops.find((h) => h.ev.direction === 'agent_to_gateway' && h.ev.kind === 'request');
+  const curlable = ev.exchange !== undefined && agentRequest !== undefined && !(agentRequest.ev.agentSession ?? '').startsWith('ui-');
   return (
     <section className="traffic-detail" aria-label={`Details of ${title}`}>
       <header className="traffic-detail-head">
@@ -62,10 +71,16 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
           <button type="button" className="tb-btn" onClick={() => void exportExchange(store.bodies, hops, `exchange-${ev.exchange ?? ev.seq}.jsonl`)}>
             Export exchange
           </button>
+          {curlable ? <CurlButton session={ev.session} exchange={ev.exchange!} /> : null}
           {canReplay(request ?? row) && onReplay ? (
-            <button type="button" className="tb-btn tb-btn-primary" onClick={() => onReplay(request ?? row)} title="Re-send this tools/call through the gateway (same launch, tool and arguments)">
-              Replay
-            </button>
+            <>
+              <button type="button" className="tb-btn tb-btn-primary" onClick={() => onReplay(request ?? row)} title="Re-send this tools/call through the gateway (same launch, tool and arguments)">
+                Replay
+              </button>
+              <button type="button" className="tb-btn" aria-pressed={editing} onClick={() => setEditing(!editing)} title="Edit the arguments, then re-send this tools/call through the gateway">
+                Edit &amp; replay
+              </button>
+            </>
           ) : null}
           <button type="button" className="tb-btn" aria-label="Close details" onClick={onClose}>
             ✕
@@ -102,8 +117,38 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
           response ? <MessageColumn label={response.ev.kind === 'error' ? 'Error response' : 'Response'} row={response} bodies={store.bodies} query={query} /> : <div className="traffic-col traffic-col-empty">No response {row.status === 'aborted' ? '(aborted)' : 'yet'}</div>
         ) : null}
       </div>
+      {editing && onReplay && canReplay(request ?? row) ? (
+        <ReplayEditor
+          row={request ?? row}
+          store={store}
+          onCancel={() => setEditing(false)}
+          onReplay={(args) => {
+            setEditing(false);
+            onReplay(request ?? row, args);
+          }}
+        />
+      ) : null}
       {replays.length > 0 ? <Replays original={request ?? row} replays={replays} store={store} onSelect={onSelect} /> : null}
     </section>
+  );
+}
+
+/** Copies a curl command for this exchange's HTTP request, with `$GATEHOUSE_TOKEN` for the token. */
+function CurlButton({ session, exchange }: { session: string; exchange: string }) {
+  const api = useHostApi();
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const copy = async () => {
+    try {
+      const { command } = await api.call('traffic:curl', { session, exchange });
+      setState((await copyText(command)) ? 'copied' : 'failed');
+    } catch {
+      setState('failed');
+    }
+  };
+  return (
+    <button type="button" className="tb-btn" onClick={() => void copy()} title="Copy a curl command that sends this request again (the token stays $GATEHOUSE_TOKEN)">
+      {state === 'copied' ? 'Copied curl' : state === 'failed' ? 'Copy as curl (failed)' : 'Copy as curl'}
+    </button>
   );
 }
 
@@ -151,6 +196,7 @@ function Replays({ original, replays, store, onSelect }: { original: TrafficRow;
           <section key={r.at} className="traffic-replay" aria-label={`Replay ${i + 1}`}>
             <h3>
               Replay {i + 1} · {formatTime(r.at)}
+              {r.edited ? ' · edited arguments' : ''}
               {linked ? (
                 <button type="button" className="traffic-link" onClick={() => onSelect(linked)}>
                   show in timeline

@@ -10,6 +10,7 @@ import { FrameBudget, VirtualList, useFrameVersion } from '../../lib/virtual-lis
 import { DetailPane, type ReplayState } from './detail-pane';
 import { downloadText } from '../../lib/download';
 import { FilterBar } from './filter-bar';
+import { HarExportButton } from './har-export';
 import type { TrafficMarksSync } from './traffic-marks';
 import { COLUMNS, isPinKey, ROW_HEIGHT, rowCellsProps, TrafficHeader, TrafficRowCells } from './traffic-row';
 import './traffic.css';
@@ -149,14 +150,14 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
     }
   };
 
-  const replay = async (original: TrafficRow) => {
+  const replay = async (original: TrafficRow, edited?: Record<string, unknown>) => {
     // The arguments are in the request's message, which a live row keeps in the host.
     const message = await store.bodies.message(original);
     const params = isObject(message) && isObject(message.params) ? message.params : {};
     const name = original.tool ?? (typeof params.name === 'string' ? params.name : '');
-    const args = isObject(params.arguments) ? params.arguments : {};
+    const args = edited ?? (isObject(params.arguments) ? params.arguments : {});
     const list = replays.current.get(original.seq) ?? [];
-    const entry: ReplayState = { at: Date.now(), busy: true };
+    const entry: ReplayState = { at: Date.now(), busy: true, ...(edited ? { edited: true } : {}) };
     replays.current.set(original.seq, [...list, entry]);
     setReplayTick((t) => t + 1);
     const finish = (patch: Partial<ReplayState>) => {
@@ -302,7 +303,7 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
               }}
             />
             <div className="traffic-detail-wrap" style={{ width: paneWidth }}>
-              <DetailPane row={row} store={store} query={query} replays={replays.current.get((row.merged && row.pair ? row.pair : row).seq) ?? []} onReplay={(r) => void replay(r)} onSelect={(r) => select(r)} onClose={() => setPaneOpen(false)} />
+              <DetailPane row={row} store={store} query={query} replays={replays.current.get((row.merged && row.pair ? row.pair : row).seq) ?? []} onReplay={(r, args) => void replay(r, args)} onSelect={(r) => select(r)} onClose={() => setPaneOpen(false)} />
             </div>
           </>
         ) : null}
@@ -323,6 +324,7 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
         <button type="button" className="tb-btn" onClick={() => void exportFiltered()} disabled={count === 0}>
           Export filtered
         </button>
+        <HarExportButton launches={launches} sessions={filter.sessions} />
         {paneOpen || !row ? null : (
           <button type="button" className="tb-btn" onClick={() => setPaneOpen(true)}>
             Details
