@@ -136,6 +136,7 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
     redactOutbound: opts.redactor,
     idPrefix: `gatehouse-${randomUUID().slice(0, 8)}-`,
     routes: {
+      ledger: opts.handler.ledger,
       request: (m): InboundRequestRoute =>
         opts.handler.route(m, channel, {
           caller: `http:${opts.label}`,
