@@ -27,7 +27,7 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import { parseJsonRpcMessage } from '../protocol/jsonrpc-check';
-import { sendText } from '../protocol/json-text';
+import { sendText, type TextSendOptions } from '../protocol/json-text';
 
 export { parseJsonRpcMessage };
 
@@ -174,8 +174,8 @@ export class LeanStreamableHTTPServerTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    // JSON.stringify(message); the tap in front of this transport usually made it already.
-    const text = sendText(message);
+    // JSON.stringify(message); the channel in front of this transport made it already (its send options carry it).
+    const text = sendText(message, options as TextSendOptions | undefined);
     const response = isResponse(message);
     const requestId = response ? (message as { id: RequestId }).id : options?.relatedRequestId;
     if (response && requestId !== undefined && requestId === this.initializeId) {

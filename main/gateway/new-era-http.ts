@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { ExchangeChannel, type InboundRequestRoute } from '../protocol/exchange-channel';
-import { sendText } from '../protocol/json-text';
+import { sendText, type TextSendOptions } from '../protocol/json-text';
 import type { TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import { checkHeaders, isEraFault, statusForError } from './era';
@@ -48,12 +48,12 @@ class OneShotTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.ended) return;
     const m = message as { id?: RequestId; result?: unknown; error?: { code: number } };
     const isAnswer = m.id === this.requestId && (m.result !== undefined || m.error !== undefined);
-    // The channel made this text as it sent the message (offerSendText): not serialised again.
-    const text = sendText(message);
+    // The channel made this text as it sent the message (its send options carry it): not serialised again.
+    const text = sendText(message, options as TextSendOptions | undefined);
     if (isAnswer && !this.sse) {
       const status = this.statuses.get(this.requestId) ?? (m.error ? statusForError(m.error.code) : 200);
       this.res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });

@@ -20,7 +20,7 @@ import {
 import type { Redactor } from '../secrets/redactor';
 import type { DecodedFault, WireFraming } from './framing';
 import type { FramedStreamObserver } from './framed-stream-transport';
-import { offerSendText } from './json-text';
+import type { TextSendOptions } from './json-text';
 import { HopRecorder, now, type TapMeta, type TrafficTap } from './traffic-tap';
 import type { ExchangeLedger, ExchangeStamp, HopSide } from './types';
 
@@ -265,8 +265,7 @@ export class ExchangeChannel implements Transport {
       const text = safeStringify(message);
       this.observeOutbound(message, text === undefined ? 0 : Buffer.byteLength(text), text, stamp);
       // A transport that serialises what it sends (the lean HTTP transport) takes this text.
-      if (text !== undefined) offerSendText(message, text);
-      return inner.send(message, options);
+      return inner.send(message, text === undefined ? options : ({ ...options, jsonText: text } satisfies TextSendOptions as TransportSendOptions));
     }
     // A framed transport reports what it writes from inside send(), before its first await.
     this.writing = stamp ? { message, stamp } : undefined;
