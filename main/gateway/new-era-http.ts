@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { ExchangeChannel, type InboundRequestRoute } from '../protocol/exchange-channel';
-import { sendText, type TextSendOptions } from '../protocol/json-text';
+import { sendText, type RawTextInfo, type TextSendOptions } from '../protocol/json-text';
 import type { TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import { checkHeaders, isEraFault, statusForError } from './era';
@@ -33,8 +33,8 @@ class OneShotTransport implements Transport {
     res.once('close', () => this.closed());
   }
 
-  deliver(message: JSONRPCRequest): void {
-    this.onmessage?.(message);
+  deliver(message: JSONRPCRequest, rawText?: string): void {
+    this.onmessage?.(message, rawText !== undefined ? ({ rawText } satisfies RawTextInfo as MessageExtraInfo) : undefined);
   }
 
   status(id: RequestId, status: number): void {
@@ -98,6 +98,8 @@ export interface NewEraHttpOptions {
   session: string;
   /** The token label ('' for the main token): who may resume the calls this request holds. */
   label: string;
+  /** The POST body as read: the request's channel records it instead of serialising it again. */
+  text?: string;
 }
 
 /** Answers one new-era POST (the caller has checked Host, Origin and the token). */
@@ -151,6 +153,6 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
     },
   });
   channel.attach(transport);
-  transport.deliver(request);
+  transport.deliver(request, opts.text);
   await transport.done;
 }

@@ -20,7 +20,7 @@ import {
 import type { Redactor } from '../secrets/redactor';
 import type { DecodedFault, WireFraming } from './framing';
 import type { FramedStreamObserver } from './framed-stream-transport';
-import type { TextSendOptions } from './json-text';
+import type { RawTextInfo, TextSendOptions } from './json-text';
 import { HopRecorder, now, type TapMeta, type TrafficTap } from './traffic-tap';
 import type { ExchangeLedger, ExchangeStamp, HopSide } from './types';
 
@@ -135,7 +135,8 @@ export class ExchangeChannel implements Transport {
     this.inner = inner;
     inner.onmessage = (message, extra) => {
       if (!this.opts.observed) {
-        const text = safeStringify(message);
+        // The body as it came (an HTTP POST of one message), else the message serialised.
+        const text = (extra as RawTextInfo | undefined)?.rawText ?? safeStringify(message);
         this.observeInbound(message, text === undefined ? 0 : Buffer.byteLength(text), text);
       }
       this.dispatch(message, extra);

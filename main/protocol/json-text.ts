@@ -33,6 +33,15 @@ export interface TextSendOptions {
   jsonText?: string;
 }
 
+/**
+ * What a transport that read a message as text (an HTTP POST of one message) passes with it
+ * (on MessageExtraInfo): its channel records that text and its wire size instead of
+ * serialising the parsed message again.
+ */
+export interface RawTextInfo {
+  rawText?: string;
+}
+
 /** The text to write for `message`: the one its channel made, else JSON.stringify. */
 export function sendText(message: unknown, options: TextSendOptions | undefined): string {
   return options?.jsonText ?? JSON.stringify(message);

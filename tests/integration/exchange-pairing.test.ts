@@ -125,6 +125,21 @@ describe('the exchange is the only pairing', () => {
     expect(stray).toEqual([]);
   });
 
+  it('an HTTP message is recorded as its body came, not serialised again', async () => {
+    // Pretty-printed: its wire size differs from JSON.stringify of what it parses to.
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'raw-1', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, null, 2);
+    const r = await fetch(launch.endpoint!.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${launch.token!}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    });
+    expect(r.status).toBe(200);
+    await r.text();
+    const read = await waitFor(() => tap().find((e) => e.id === 'raw-1' && e.kind === 'request'), 'the raw initialize');
+    expect(read.bytes).toBe(Buffer.byteLength(body));
+    expect(read.bytes).toBeGreaterThan(Buffer.byteLength(JSON.stringify(read.message)));
+  });
+
   it('the audit store and the FIAM observations join on the exchange id', async () => {
     const bad = await a.callTool({ name: 'get-sum', arguments: { a: 'not a number', b: 1 } });
     expect(bad.isError).toBe(true);
