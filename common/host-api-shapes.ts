@@ -163,7 +163,10 @@ export const TrafficEventSchema = z.object({
   bytes: z.number(),
   message: z.unknown(),
   fault: z.string().optional(),
+  /** The exchange this message is a leg of (main/gateway/exchanges.ts): every request's, its answer's, its progress'. */
   exchange: z.string().optional(),
+  /** For a leg of a server→client request: the exchange (call) it happened during. */
+  parent: z.string().optional(),
   decision: DecisionSchema.optional(),
   tool: z.string().optional(),
   latencyMs: z.number().optional(),
@@ -209,6 +212,8 @@ export const ExchangeSchema = z.object({
   upstreamEra: z.string().optional(),
   /** A call held for input (the input bridge): input_required rounds sent. */
   round: z.number().optional(),
+  /** Tap seqs of the traffic events that are this exchange's legs, in the order they crossed (absent on stored rows). */
+  legs: z.array(z.number()).optional(),
 });
 
 export const StderrLineSchema = z.object({

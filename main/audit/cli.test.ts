@@ -36,7 +36,7 @@ beforeAll(async () => {
   w.decision({ session: 'aaaa1111-first', ts: T0 + 5, tool: 'files.write_file', server: 'files', decision: 'DENY', outcome: 'denied', reason: 'outside the workspace' });
   w.endSession('aaaa1111-first', { endedAt: T0 + 60_000, reason: 'SIGINT' });
   w.beginSession({ id: 'bbbb2222-second', kind: 'gateway', profile: 'work', startedAt: T0 + 120_000 });
-  for (let i = 0; i < 5; i++) w.traffic(event({ session: 'bbbb2222-second', ts: T0 + 120_000 + i, server: 'files', method: 'ping', id: `p${i}` }));
+  for (let i = 0; i < 5; i++) w.traffic(event({ session: 'bbbb2222-second', ts: T0 + 120_000 + i, server: 'files', method: 'ping', id: `p${i}`, exchange: `files#ping-${i}` }));
   store.close();
 }, 60_000);
 
@@ -85,6 +85,10 @@ describe('gatehouse audit (bundled CLI)', () => {
     expect(lines(gh('query', '--text', 'PING').out)).toHaveLength(5);
     const json = JSON.parse(gh('query', '--session', 'bbbb', '--direction', 'gateway_to_server', '--json').out) as { id: string; message: unknown }[];
     expect(json.map((m) => m.id)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
+    // The legs of one exchange, joined on the id the gateway stamped (docs/gateway.md "One table pairs").
+    const legs = JSON.parse(gh('query', '--session', 'all', '--exchange', 'files#ping-2', '--json').out) as { id: string; exchange: string }[];
+    expect(legs.map((m) => [m.id, m.exchange])).toEqual([['p2', 'files#ping-2']]);
+    expect(gh('query', '--stderr', '--exchange', 'files#ping-2')).toMatchObject({ code: 2 });
   });
 
   it('query: pages, and says where the next page starts', () => {

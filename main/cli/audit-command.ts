@@ -16,7 +16,7 @@ const USAGE = `usage:
   gatehouse audit show [SESSION|latest] [--json]
   gatehouse audit tail [--session S|latest|all] [--server X] [-n N] [--follow] [--stderr|--decisions]
   gatehouse audit query [--session S] [--server X] [--method M] [--direction D] [--since T] [--until T]
-                        [--text STR] [--limit N] [--after-seq N] [--before-seq N] [--json] [--stderr|--decisions]
+                        [--text STR] [--exchange ID] [--limit N] [--after-seq N] [--before-seq N] [--json] [--stderr|--decisions]
   gatehouse audit calls [--session S|latest|all] [--outcome O] [--decided-by B] [--decision D] [--tool T]
                         [--server X] [--since T] [--until T] [--text STR] [-n N] [--json]
   gatehouse audit export --jsonl [--out FILE] [filters as for query] [--stderr|--decisions]
@@ -52,6 +52,7 @@ const filters: Options = {
   until: { type: 'string' },
   text: { type: 'string' },
   tool: { type: 'string' },
+  exchange: { type: 'string' },
   stderr: { type: 'boolean' },
   decisions: { type: 'boolean' },
 };
@@ -364,6 +365,7 @@ function streamOf(v: Values): AuditStream {
     }
   }
   if (stream === 'stderr' && v.tool !== undefined) throw new UsageError('--tool applies to messages and --decisions, not --stderr');
+  if (stream === 'stderr' && v.exchange !== undefined) throw new UsageError('--exchange applies to messages and --decisions, not --stderr');
   return stream;
 }
 
@@ -375,6 +377,8 @@ function filterOf(v: Values): AnyFilter {
   f.method = str(v, 'method');
   f.text = str(v, 'text');
   f.tool = str(v, 'tool');
+  // Every leg of one call (or one lifecycle request): the exchange id the gateway stamped on it.
+  f.exchange = str(v, 'exchange');
   const direction = str(v, 'direction');
   if (direction !== undefined) {
     if (!DIRECTIONS.includes(direction as TrafficDirection)) {

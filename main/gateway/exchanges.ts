@@ -3,14 +3,17 @@
 // envelope, a Tool console call) and per server→client request (sampling, elicitation, roots).
 // It exists from the moment the request arrives, whether or not it ever reaches a server, and
 // it is the one place that links the agent's id 7 to the server's id 42, the progress tokens
-// both ways and who decided. Traffic records are stamped with it by the channel that carries
-// them (main/protocol/exchange-channel.ts); the window, the audit store and the CLI read it.
+// both ways and who decided. It is also the channels' ledger (ExchangeLedger): every request a
+// channel reads or writes is indexed here by (hop, side, id), lifecycle requests (initialize,
+// lists, ping) included, and each response finds its exchange here and nowhere else. Traffic
+// records are stamped with it by the channel that carries them and the exchange keeps their
+// seqs (`legs`); the window, the audit store and the CLI join on the exchange id.
 import { EventEmitter } from 'node:events';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { DeciderSchema, ExchangeOutcomeSchema, Verdict } from '../../common/host-api-shapes';
 import type { ExchangeRecord } from '../audit/types';
-import type { ExchangeStamp } from '../protocol/types';
+import type { ExchangeLedger, ExchangeStamp, HopSide, LedgerEntry } from '../protocol/types';
 
 /** Who decided and how an exchange ended: the enums are common/host-api-shapes.ts's. */
 export type Decider = z.infer<typeof DeciderSchema>;
@@ -62,6 +65,8 @@ export interface Exchange extends ExchangeStamp {
   agentCapabilities?: Record<string, unknown>;
   /** The `Mcp-Param-*` headers of the agent's HTTP request, sent on to a new-era HTTP server. */
   forwardHeaders?: Record<string, string>;
+  /** Tap seqs of the messages of this exchange, in the order they crossed (ExchangeLedger.leg). */
+  legs: number[];
 }
 
 export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
@@ -78,9 +83,13 @@ const RECENT_CLOSED = 1000;
 /** Open exchanges beyond this are a leak (a peer that never answers): the oldest are closed as aborted. */
 const MAX_OPEN = 50_000;
 
-let consoleCounter = 0;
+/** Requests in flight per hop (a peer that never answers): beyond this the oldest are forgotten. */
+const MAX_WIRE_PER_HOP = 10_000;
 
-export class ExchangeTable extends EventEmitter<Events> {
+let consoleCounter = 0;
+let lifecycleCounter = 0;
+
+export class ExchangeTable extends EventEmitter<Events> implements ExchangeLedger {
   private readonly open = new Map<string, Exchange>();
   private readonly recent = new Map<string, Exchange>();
   /** `<server>\0<upstream id>` of forwarded calls and server→client requests. */
@@ -93,6 +102,8 @@ export class ExchangeTable extends EventEmitter<Events> {
   private readonly sinks = new Map<string, (params: Record<string, unknown>) => void>();
   /** How an open exchange is cancelled (the agent's notifications/cancelled, a closing session). */
   private readonly cancellers = new Map<string, AbortController>();
+  /** hop → `<side>\0<typeof id>\0<id>` → the request on the wire that waits for its answer. */
+  private readonly wire = new Map<string, Map<string, LedgerEntry>>();
 
   /**
    * `redact`: the profile's redactor, run on the free text an exchange keeps (`error`, `reason`):
@@ -114,7 +125,7 @@ export class ExchangeTable extends EventEmitter<Events> {
   /** A new exchange, from the moment its request arrived. */
   openExchange(init: ExchangeInit): Exchange {
     const id = init.id ?? (init.downstreamId !== undefined ? `${init.agentSession}#${String(init.downstreamId)}` : `${init.agentSession ?? init.server}#console-${++consoleCounter}`);
-    const ex: Exchange = { ...init, id, receivedAt: Date.now() };
+    const ex: Exchange = { ...init, id, receivedAt: Date.now(), legs: [] };
     if (this.open.has(id)) this.close(this.open.get(id)!, 'aborted', { error: 'the same request id was used again before the answer' });
     if (this.open.size >= MAX_OPEN) {
       const oldest = this.open.values().next();
@@ -229,6 +240,52 @@ export class ExchangeTable extends EventEmitter<Events> {
     this.emit('updated', ex);
   }
 
+  // ---- the ledger (ExchangeLedger): what the channels ask -------------------------------------
+
+  request(hop: string, side: HopSide, id: RequestId, method: string, stamp: ExchangeStamp | undefined, since: number): ExchangeStamp {
+    const ex: ExchangeStamp = stamp ?? this.lifecycle(hop, method);
+    let requests = this.wire.get(hop);
+    if (!requests) this.wire.set(hop, (requests = new Map()));
+    if (requests.size >= MAX_WIRE_PER_HOP) {
+      const oldest = requests.keys().next();
+      if (!oldest.done) requests.delete(oldest.value);
+    }
+    // An id used again before its answer (a restarted peer counts from 0 again): the newer request owns it.
+    requests.set(wireKey(side, id), { stamp: ex, since });
+    return ex;
+  }
+
+  find(hop: string, side: HopSide, id: RequestId): LedgerEntry | undefined {
+    return this.wire.get(hop)?.get(wireKey(side, id));
+  }
+
+  answer(hop: string, side: HopSide, id: RequestId): LedgerEntry | undefined {
+    const requests = this.wire.get(hop);
+    const k = wireKey(side, id);
+    const entry = requests?.get(k);
+    if (entry) requests!.delete(k);
+    return entry;
+  }
+
+  leg(stamp: ExchangeStamp, seq: number, answer?: { error?: string }): void {
+    stamp.legs?.push(seq);
+    if (!answer) return;
+    const ex = this.open.get(stamp.id);
+    // A server's request the SDK client refused before any handler ran (its schema): the
+    // exchange still ends, with the error it was answered with.
+    if (ex === stamp && ex.kind === 'server_request') this.close(ex, 'error', { error: answer.error ?? 'answered without a handler' });
+  }
+
+  closedHop(hop: string): void {
+    this.wire.delete(hop);
+  }
+
+  /** The exchange of a request no route claimed: never emitted, never stored, it stamps its legs. */
+  private lifecycle(hop: string, method: string): ExchangeStamp {
+    const [, agentSession, server] = hop.split('\u0000');
+    return { id: `${agentSession || server || 'hop'}#${method}-${++lifecycleCounter}`, method, legs: [], ...(agentSession ? { agentSession } : {}) };
+  }
+
   /** The exchange is over; its maps forget it. Idempotent: the first outcome stands. */
   close(ex: Exchange, outcome: ExchangeOutcome, patch: Partial<Exchange> = {}): void {
     if (ex.outcome !== undefined) return;
@@ -250,6 +307,10 @@ export class ExchangeTable extends EventEmitter<Events> {
     }
     this.emit('closed', ex);
   }
+}
+
+function wireKey(side: HopSide, id: RequestId): string {
+  return `${side}\u0000${typeof id}\u0000${String(id)}`;
 }
 
 function key(server: string, id: RequestId, space = ''): string {
@@ -290,6 +351,7 @@ export function exchangeRecord(ex: Exchange): ExchangeRecord {
     ...(ex.agentEra !== undefined ? { agentEra: ex.agentEra } : {}),
     ...(ex.upstreamEra !== undefined ? { upstreamEra: ex.upstreamEra } : {}),
     ...(ex.round !== undefined ? { round: ex.round } : {}),
+    legs: [...ex.legs],
   };
 }
 

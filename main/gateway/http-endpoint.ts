@@ -27,7 +27,7 @@ import type { Redactor } from '../secrets/redactor';
 import type { Gateway } from './gateway';
 import { isNewEraRequest } from './era';
 import { serveNewEraHttp } from './new-era-http';
-import { answerBodyError, applyConnectionLimits, DEFAULT_HTTP_LIMITS, HttpBodyError, parseRpcBody, readLimitedBody, type HttpLimits } from './http-limits';
+import { answerBodyError, applyConnectionLimits, DEFAULT_HTTP_LIMITS, HttpBodyError, parseRpcText, readLimitedBody, type HttpLimits } from './http-limits';
 
 export interface HttpEndpointOptions {
   gateway: Gateway;
@@ -89,7 +89,7 @@ function rpcError(res: http.ServerResponse, status: number, code: number, messag
 
 /** What StreamableSession needs of a server-side Streamable HTTP transport (the SDK's, or a drop-in). */
 type SessionTransport = Transport & {
-  handleRequest(req: http.IncomingMessage, res: http.ServerResponse, parsedBody?: unknown): Promise<void>;
+  handleRequest(req: http.IncomingMessage, res: http.ServerResponse, parsedBody?: unknown, rawText?: string): Promise<void>;
 };
 
 /**
@@ -152,12 +152,12 @@ class StreamableSession implements Transport {
   }
 
   /** Hands one HTTP request to the transport, counting the GET streams it holds open. */
-  async handle(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, body: unknown, text?: string): Promise<void> {
     if (req.method === 'GET') {
       this.getStreams += 1;
       res.once('close', () => (this.getStreams -= 1));
     }
-    await this.inner.handleRequest(req, res, body);
+    await this.inner.handleRequest(req, res, body, text);
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -189,7 +189,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
   let authenticated: (req: http.IncomingMessage) => void = () => {};
 
   /** Reads and parses a POST body; answers (413, 408, 400 with the id as written) and returns undefined on failure. */
-  async function readRpcBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ body: unknown } | undefined> {
+  async function readRpcBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ body: unknown; text: string } | undefined> {
     let raw: Buffer;
     try {
       raw = await readLimitedBody(req, limits);
@@ -199,7 +199,9 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
       return undefined;
     }
     try {
-      return { body: parseRpcBody(raw) };
+      // Decoded once: the text goes on with the parsed body (the tap records it, not a re-serialisation).
+      const text = raw.toString('utf8');
+      return { body: parseRpcText(text), text };
     } catch (err) {
       if (!(err instanceof HttpBodyError)) throw err;
       answerBodyError(res, err, false);
@@ -253,10 +255,12 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     const sessionId = req.headers['mcp-session-id'];
     const sid = Array.isArray(sessionId) ? sessionId[0] : sessionId;
     let body: unknown;
+    let text: string | undefined;
     if (req.method === 'POST') {
       const read = await readRpcBody(req, res);
       if (!read) return;
       body = read.body;
+      text = read.text;
     }
     if (sid) {
       const session = sessions.get(sid);
@@ -265,12 +269,12 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
         return rpcError(res, 404, -32001, 'Session not found (it ended or never existed); initialize a new one');
       }
       session.lastActive = Date.now();
-      return session.transport.handle(req, res, body);
+      return session.transport.handle(req, res, body, text);
     }
     // MCP 2026-07-28 beside 2025-11-25: a request without a session whose version (header, or _meta) is new-era is served statelessly.
     const headerVersion = req.headers['mcp-protocol-version'];
     if (isNewEraRequest(req.method === 'POST' ? body : { method: req.method }, typeof headerVersion === 'string' ? headerVersion : undefined)) {
-      return serveNewEraHttp(req, res, body, { handler: opts.gateway.newEra(), tap: opts.tap, redactor: opts.redactor, session: opts.gateway.session, label });
+      return serveNewEraHttp(req, res, body, { handler: opts.gateway.newEra(), tap: opts.tap, redactor: opts.redactor, session: opts.gateway.session, label, ...(text !== undefined ? { text } : {}) });
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; the first request must be initialize');
@@ -287,7 +291,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
       () => sessions.delete(id),
     );
     await connectSession(transport, { id, transport: 'streamable-http', ...(label ? { terminal: label } : {}) });
-    await transport.handle(req, res, body);
+    await transport.handle(req, res, body, text);
     // Refused before it initialized (a wrong Accept header, a bad body): the gateway session that
     // connectSession opened for it must not stay behind (found in review).
     if (!sessions.has(id)) await transport.close();

@@ -129,7 +129,11 @@ export function readLimitedBody(req: http.IncomingMessage, limits: Pick<HttpLimi
  * cannot carry exactly after it (both -32600 with the id as written); -32700 when not JSON.
  */
 export function parseRpcBody(raw: Buffer): unknown {
-  const text = raw.toString('utf8');
+  return parseRpcText(raw.toString('utf8'));
+}
+
+/** parseRpcBody for a body already decoded (the caller keeps the text: the tap records it as read). */
+export function parseRpcText(text: string): unknown {
   const deep = depthProblem(text);
   if (deep) throw new HttpBodyError(400, -32600, `Invalid Request: ${depthReason()}`, deep.rawId);
   let value: unknown;

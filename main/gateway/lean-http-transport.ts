@@ -27,7 +27,7 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import { parseJsonRpcMessage } from '../protocol/jsonrpc-check';
-import { sendText } from '../protocol/json-text';
+import { sendText, type RawTextInfo, type TextSendOptions } from '../protocol/json-text';
 
 export { parseJsonRpcMessage };
 
@@ -158,11 +158,11 @@ export class LeanStreamableHTTPServerTransport implements Transport {
    * Handles one HTTP request of this session. `parsedBody` is the POST body already parsed
    * by the caller (the endpoint reads it to find initialize); otherwise it is read here.
    */
-  async handleRequest(req: http.IncomingMessage & { auth?: AuthInfo }, res: Res, parsedBody?: unknown): Promise<void> {
+  async handleRequest(req: http.IncomingMessage & { auth?: AuthInfo }, res: Res, parsedBody?: unknown, rawText?: string): Promise<void> {
     if (this.closed) return this.fail(res, 404, -32001, 'Session not found');
     switch (req.method) {
       case 'POST':
-        return this.handlePost(req, res, parsedBody);
+        return this.handlePost(req, res, parsedBody, rawText);
       case 'GET':
         return this.handleGet(req, res);
       case 'DELETE':
@@ -174,8 +174,8 @@ export class LeanStreamableHTTPServerTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    // JSON.stringify(message); the tap in front of this transport usually made it already.
-    const text = sendText(message);
+    // JSON.stringify(message); the channel in front of this transport made it already (its send options carry it).
+    const text = sendText(message, options as TextSendOptions | undefined);
     const response = isResponse(message);
     const requestId = response ? (message as { id: RequestId }).id : options?.relatedRequestId;
     if (response && requestId !== undefined && requestId === this.initializeId) {
@@ -235,7 +235,7 @@ export class LeanStreamableHTTPServerTransport implements Transport {
 
   // ---- POST ---------------------------------------------------------------------------------
 
-  private async handlePost(req: http.IncomingMessage & { auth?: AuthInfo }, res: Res, parsedBody: unknown): Promise<void> {
+  private async handlePost(req: http.IncomingMessage & { auth?: AuthInfo }, res: Res, parsedBody: unknown, rawText: string | undefined): Promise<void> {
     const accept = header(req, 'accept');
     if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
       return this.fail(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
@@ -244,8 +244,8 @@ export class LeanStreamableHTTPServerTransport implements Transport {
       return this.fail(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     }
     let raw = parsedBody;
+    let text = rawText;
     if (raw === undefined) {
-      let text: string | undefined;
       try {
         text = await readBody(req, this.maxBody);
       } catch {
@@ -292,6 +292,8 @@ export class LeanStreamableHTTPServerTransport implements Transport {
 
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers, url: new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`) } };
     if (req.auth) extra.authInfo = req.auth;
+    // One message per POST: its channel records the body as it came (json-text.ts, RawTextInfo).
+    if (!batch && text !== undefined) (extra as RawTextInfo).rawText = text;
     const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       // Notifications and responses only: accepted, nothing comes back on this request.

@@ -13,6 +13,7 @@
 // channel over HTTP (new-era-http.ts), the session's channel over stdio.
 import { LoggingLevelSchema, type ClientCapabilities, type JSONRPCRequest, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ExchangeChannel, InboundRequestRoute } from '../protocol/exchange-channel';
+import type { ExchangeLedger } from '../protocol/types';
 import type { Catalog } from './catalog';
 import { GatewayError, toRpcError, type RpcError } from './errors';
 import {
@@ -106,6 +107,11 @@ export class NewEraHandler {
 
   constructor(private readonly deps: NewEraDeps) {
     this.bridge = new InputBridge({ table: deps.table, sealer: this.sealer, holdMs: deps.holdMs });
+  }
+
+  /** Where a stateless request's channel finds each leg's exchange. */
+  get ledger(): ExchangeLedger {
+    return this.deps.table;
   }
 
   /** For routeFor: the bridge session of a call that came from a new-era agent. */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { ExchangeChannel, type InboundRequestRoute } from '../protocol/exchange-channel';
-import { sendText } from '../protocol/json-text';
+import { sendText, type RawTextInfo, type TextSendOptions } from '../protocol/json-text';
 import type { TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import { checkHeaders, isEraFault, statusForError } from './era';
@@ -33,8 +33,8 @@ class OneShotTransport implements Transport {
     res.once('close', () => this.closed());
   }
 
-  deliver(message: JSONRPCRequest): void {
-    this.onmessage?.(message);
+  deliver(message: JSONRPCRequest, rawText?: string): void {
+    this.onmessage?.(message, rawText !== undefined ? ({ rawText } satisfies RawTextInfo as MessageExtraInfo) : undefined);
   }
 
   status(id: RequestId, status: number): void {
@@ -48,12 +48,12 @@ class OneShotTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.ended) return;
     const m = message as { id?: RequestId; result?: unknown; error?: { code: number } };
     const isAnswer = m.id === this.requestId && (m.result !== undefined || m.error !== undefined);
-    // The channel made this text as it sent the message (offerSendText): not serialised again.
-    const text = sendText(message);
+    // The channel made this text as it sent the message (its send options carry it): not serialised again.
+    const text = sendText(message, options as TextSendOptions | undefined);
     if (isAnswer && !this.sse) {
       const status = this.statuses.get(this.requestId) ?? (m.error ? statusForError(m.error.code) : 200);
       this.res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -98,6 +98,8 @@ export interface NewEraHttpOptions {
   session: string;
   /** The token label ('' for the main token): who may resume the calls this request holds. */
   label: string;
+  /** The POST body as read: the request's channel records it instead of serialising it again. */
+  text?: string;
 }
 
 /** Answers one new-era POST (the caller has checked Host, Origin and the token). */
@@ -136,6 +138,7 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
     redactOutbound: opts.redactor,
     idPrefix: `gatehouse-${randomUUID().slice(0, 8)}-`,
     routes: {
+      ledger: opts.handler.ledger,
       request: (m): InboundRequestRoute =>
         opts.handler.route(m, channel, {
           caller: `http:${opts.label}`,
@@ -150,6 +153,6 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
     },
   });
   channel.attach(transport);
-  transport.deliver(request);
+  transport.deliver(request, opts.text);
   await transport.done;
 }

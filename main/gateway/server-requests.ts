@@ -86,6 +86,7 @@ export class ServerRequests {
       'notifications/prompts/list_changed': () => sessions.promptListChanged(),
     };
     return {
+      ledger: table,
       request: (msg) => {
         if (!SERVER_REQUESTS.has(msg.method)) return undefined;
         const parent = table.newestInFlight(serverId);
@@ -100,16 +101,9 @@ export class ServerRequests {
           tool: msg.method,
           parent: parent?.id,
         });
-        return {
-          stamp: ex,
-          // The SDK client refuses a malformed request before any handler runs (its schema): the
-          // exchange still ends, with the error it was answered with (found in review).
-          answered: (reply) => {
-            if (ex.outcome !== undefined) return;
-            const error = (reply as { error?: { message?: string } }).error;
-            table.close(ex, 'error', { error: error?.message ?? 'answered without a handler' });
-          },
-        };
+        // The SDK client may refuse a malformed request before any handler runs (its schema): the
+        // ledger ends the exchange when that answer goes out (ExchangeTable.leg).
+        return { stamp: ex };
       },
       notification: (msg) => {
         const relay = era === 'new' ? newEra[msg.method] : undefined;

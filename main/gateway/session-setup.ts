@@ -209,6 +209,7 @@ export class Sessions implements SessionsPort {
   private routes(agentSession: string, capabilities: ServerCapabilities, channel: () => ExchangeChannel, state: () => SessionState): ChannelRoutes {
     const { table } = this.deps;
     return {
+      ledger: table,
       request: (msg) => {
         // Per request, as MCP 2026-07-28 says: one carrying its version in _meta is new-era (stdio, or an HTTP session's stream).
         if (isNewEraRequest(msg)) {

@@ -76,6 +76,11 @@ function note(map: Map<string, Sighting>, k: string, r: MessageRow): void {
   if (r.agentSession) s.agentSessions.add(r.agentSession);
 }
 
+function bump(map: Map<string, Sighting>, k: string): void {
+  const s = map.get(k);
+  if (s) s.errors++;
+}
+
 function isErrorAnswer(r: MessageRow): boolean {
   if (r.kind === 'error') return true;
   const m = r.message as { result?: { isError?: unknown } } | undefined;
@@ -91,22 +96,17 @@ export function readObservations(store: AuditStore, opts: { profile: string; ses
   const sessions = opts.sessions ?? store.listSessions({ profile: opts.profile, limit: opts.limit ?? 50 }).map((s) => s.id).reverse();
   const obs: Observations = { source: store.file, sessions, upstream: new Map(), toolCalls: new Map(), downstream: new Map(), agentSessions: [] };
   for (const session of sessions) {
-    // In seq order, so an answer meets the request it answers even when a restarted server
-    // reuses JSON-RPC ids (each run counts from 0 again).
-    const pending = new Map<string, MessageRow>(); // `${server}\0${rpc id}` → the gateway's request
     for (const r of pages(store, { session })) {
       if (r.direction === 'agent_to_gateway' && r.kind === 'request' && r.method) note(obs.downstream, r.method, r);
       if (!r.server) continue;
       if (r.direction === 'gateway_to_server' && r.kind === 'request' && r.method) {
         note(obs.upstream, key(r.server, r.method), r);
         if (r.method === 'tools/call' && r.tool) note(obs.toolCalls, key(r.server, r.tool), r);
-        if (r.id !== undefined) pending.set(key(r.server, r.id), r);
-      } else if (r.direction === 'server_to_gateway' && (r.kind === 'response' || r.kind === 'error') && r.id !== undefined) {
-        const request = pending.get(key(r.server, r.id));
-        pending.delete(key(r.server, r.id));
-        if (!request?.method || !isErrorAnswer(r)) continue;
-        obs.upstream.get(key(r.server, request.method))!.errors++;
-        if (request.method === 'tools/call' && request.tool) obs.toolCalls.get(key(r.server, request.tool))!.errors++;
+      } else if (r.direction === 'server_to_gateway' && (r.kind === 'response' || r.kind === 'error') && r.exchange && isErrorAnswer(r)) {
+        // The answer carries its exchange's method and tool (the gateway stamped it when it was
+        // read, docs/gateway.md "One table pairs"): nothing here pairs it with its request.
+        if (r.method) bump(obs.upstream, key(r.server, r.method));
+        if (r.method === 'tools/call' && r.tool) bump(obs.toolCalls, key(r.server, r.tool));
       }
     }
     for (const a of store.getSession(session)?.agentSessions ?? []) {

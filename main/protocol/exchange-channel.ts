@@ -4,7 +4,9 @@
 // ids it assigns, and their responses come back to it here without the SDK seeing them.
 // Requests the gateway answers itself (a downstream tools/call) are taken off the wire here
 // too. Because the channel carries every message of its hop, it is also the one that records
-// them: each traffic record is stamped with the exchange the channel knows it belongs to.
+// them: each traffic record is stamped with its exchange, which the channel asks the exchange
+// table for (routes.ledger, docs/gateway.md "One table pairs"); it pairs nothing itself and
+// keeps only the promises of the requests it sent.
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
@@ -18,9 +20,9 @@ import {
 import type { Redactor } from '../secrets/redactor';
 import type { DecodedFault, WireFraming } from './framing';
 import type { FramedStreamObserver } from './framed-stream-transport';
-import { offerSendText } from './json-text';
+import type { RawTextInfo, TextSendOptions } from './json-text';
 import { HopRecorder, now, type TapMeta, type TrafficTap } from './traffic-tap';
-import type { ExchangeStamp } from './types';
+import type { ExchangeLedger, ExchangeStamp, HopSide } from './types';
 
 /** A JSON-RPC response as it came back: `result` or `error`, never both. */
 export type RpcReply =
@@ -32,8 +34,6 @@ export interface InboundRequestRoute {
   /** Absent for a request the gateway answers itself that is no exchange (a new-era tools/list). */
   stamp?: ExchangeStamp;
   handle?: (message: JSONRPCRequest, extra?: MessageExtraInfo) => void;
-  /** Called when the answer to it goes out (whoever made it: the SDK peer may refuse the request itself). */
-  answered?: (message: JSONRPCMessage) => void;
 }
 
 /** How an inbound notification is routed: its exchange, a handler, and whether the peer still gets it. */
@@ -45,6 +45,8 @@ export interface InboundNotificationRoute {
 }
 
 export interface ChannelRoutes {
+  /** The exchange table: where every leg finds its exchange. Without it nothing is stamped. */
+  ledger?: ExchangeLedger;
   request?(message: JSONRPCRequest): InboundRequestRoute | undefined;
   notification?(message: JSONRPCNotification): InboundNotificationRoute | undefined;
 }
@@ -83,17 +85,11 @@ export interface ChannelRequestOptions {
 
 interface Pending {
   stamp: ExchangeStamp;
-  since: number;
   resolve: (reply: RpcReply) => void;
   reject: (err: Error) => void;
 }
 
-interface Served {
-  stamp?: ExchangeStamp;
-  since: number;
-  handle?: InboundRequestRoute['handle'];
-  answered?: InboundRequestRoute['answered'];
-}
+let hopCounter = 0;
 
 /** Requests remembered without an answer; beyond this the oldest are failed (a peer that never answers). */
 const MAX_OPEN = 10_000;
@@ -109,15 +105,24 @@ export class ExchangeChannel implements Transport {
   private inner: Transport | undefined;
   private readonly recorder: HopRecorder;
   private readonly pending = new Map<RequestId, Pending>();
-  private readonly served = new Map<RequestId, Served>();
-  private readonly notes = new WeakMap<object, InboundNotificationRoute>();
-  private readonly outStamps = new WeakMap<object, ExchangeStamp>();
+  /** This channel's key in the ledger (one per channel instance: ids repeat across runs and requests). */
+  private readonly hop: string;
+  private readonly ledger: ExchangeLedger | undefined;
+  /**
+   * Hand-offs within one synchronous step: the route of the message being read, from the
+   * observer (which sees it first) to dispatch; the stamp of the message being written, from
+   * write() to the observer (a framed transport reports it from inside send()).
+   */
+  private reading: { message: object; route: InboundRequestRoute | InboundNotificationRoute } | undefined;
+  private writing: { message: object; stamp: ExchangeStamp } | undefined;
   private nextId = 0;
   private closed = false;
   private negotiated: string | undefined;
 
   constructor(private readonly opts: ExchangeChannelOptions) {
     this.recorder = new HopRecorder(opts.tap, opts.meta, opts.redactor, opts.redactOutbound !== undefined && opts.redactOutbound === opts.redactor);
+    this.ledger = opts.routes?.ledger;
+    this.hop = `${opts.meta.session}\u0000${opts.meta.agentSession ?? ''}\u0000${opts.meta.server ?? ''}\u0000${++hopCounter}`;
     this.observer = {
       inbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming) => this.observeInbound(message, bytes),
       outbound: (message: JSONRPCMessage, bytes: number, _framing: WireFraming, text?: string) => this.observeOutbound(message, bytes, text),
@@ -130,7 +135,8 @@ export class ExchangeChannel implements Transport {
     this.inner = inner;
     inner.onmessage = (message, extra) => {
       if (!this.opts.observed) {
-        const text = safeStringify(message);
+        // The body as it came (an HTTP POST of one message), else the message serialised.
+        const text = (extra as RawTextInfo | undefined)?.rawText ?? safeStringify(message);
         this.observeInbound(message, text === undefined ? 0 : Buffer.byteLength(text), text);
       }
       this.dispatch(message, extra);
@@ -201,7 +207,6 @@ export class ExchangeChannel implements Transport {
       };
       this.remember(this.pending, id, {
         stamp: options.stamp,
-        since: now(),
         resolve: (r) => (done(), resolve(r)),
         reject: (e) => (done(), reject(e)),
       });
@@ -219,7 +224,7 @@ export class ExchangeChannel implements Transport {
               ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
               ...(options.headers ? { headers: options.headers } : {}),
             } as TransportSendOptions);
-      this.write(message, send).catch((err: unknown) => {
+      this.write(message, send, options.stamp).catch((err: unknown) => {
         const p = this.pending.get(id);
         if (!p) return;
         this.pending.delete(id);
@@ -247,89 +252,95 @@ export class ExchangeChannel implements Transport {
   notify(method: string, params: Record<string, unknown> | undefined, options: { stamp?: ExchangeStamp; relatedRequestId?: RequestId } = {}): Promise<void> {
     if (this.closed) return Promise.resolve();
     const message = { jsonrpc: '2.0' as const, method, ...(params !== undefined ? { params } : {}) };
-    if (options.stamp) this.outStamps.set(message, options.stamp);
-    return this.write(message, options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : undefined);
+    return this.write(message, options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : undefined, options.stamp);
   }
 
   // ---- recording and routing ----------------------------------------------------------------
 
-  private write(original: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  private write(original: JSONRPCMessage, options?: TransportSendOptions, stamp?: ExchangeStamp): Promise<void> {
     const inner = this.need();
     // The one place a message leaves toward an agent: results, errors, notifications and
     // server→client requests alike. Unchanged (the same object) when it holds no secret.
     const message = this.opts.redactOutbound ? this.opts.redactOutbound.redactJson(original) : original;
-    if (message !== original) {
-      const stamp = this.outStamps.get(original);
-      if (stamp) this.outStamps.set(message, stamp);
-    }
     if (!this.opts.observed) {
       const text = safeStringify(message);
-      this.observeOutbound(message, text === undefined ? 0 : Buffer.byteLength(text), text);
+      this.observeOutbound(message, text === undefined ? 0 : Buffer.byteLength(text), text, stamp);
       // A transport that serialises what it sends (the lean HTTP transport) takes this text.
-      if (text !== undefined) offerSendText(message, text);
+      return inner.send(message, text === undefined ? options : ({ ...options, jsonText: text } satisfies TextSendOptions as TransportSendOptions));
     }
-    return inner.send(message, options);
+    // A framed transport reports what it writes from inside send(), before its first await.
+    this.writing = stamp ? { message, stamp } : undefined;
+    try {
+      return inner.send(message, options);
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /** Which exchange a message belongs to, from the ledger; `side`: where a request came from. */
+  private stampOf(m: Record<string, unknown>, side: HopSide, given: ExchangeStamp | undefined): { stamp?: ExchangeStamp; since?: number; answer?: boolean } {
+    const ledger = this.ledger;
+    const id = m.id as RequestId | undefined | null;
+    if (typeof m.method === 'string') {
+      if (id !== undefined && id !== null) return { stamp: ledger ? ledger.request(this.hop, side, id, m.method, given, now()) : given };
+      if (given || !ledger || m.method !== 'notifications/cancelled') return { stamp: given };
+      // A cancel travels the same way as the request it names (MCP basic/utilities/cancellation).
+      const named = (m.params as { requestId?: RequestId } | undefined)?.requestId;
+      return { stamp: named !== undefined ? ledger.find(this.hop, side, named)?.stamp : undefined };
+    }
+    if (id === undefined || id === null || !ledger) return {};
+    // An answer: to a request that came from the other side.
+    const entry = ledger.answer(this.hop, side === 'in' ? 'out' : 'in', id);
+    return entry ? { stamp: entry.stamp, since: entry.since, answer: true } : {};
+  }
+
+  private record(message: JSONRPCMessage, bytes: number, outbound: boolean, text: string | undefined, found: { stamp?: ExchangeStamp; since?: number; answer?: boolean }): void {
+    const seq = this.recorder.message(message, bytes, outbound, text, found.stamp, found.since);
+    if (found.stamp) {
+      const error = (message as { error?: { message?: unknown } }).error;
+      this.ledger?.leg(found.stamp, seq, found.answer ? (error ? { error: String(error.message ?? 'error') } : {}) : undefined);
+    }
   }
 
   private observeInbound(message: JSONRPCMessage, bytes: number, text?: string): void {
     const m = message as Record<string, unknown>;
     const id = m.id as RequestId | undefined;
     try {
+      let route: InboundRequestRoute | InboundNotificationRoute | undefined;
       if (typeof m.method === 'string') {
-        if (id !== undefined && id !== null) {
-          const route = this.opts.routes?.request?.(message as JSONRPCRequest);
-          if (route) {
-            if (route.stamp) route.stamp.requestBytes = bytes;
-            this.remember(this.served, id, { stamp: route.stamp, since: now(), handle: route.handle, answered: route.answered });
-            return this.recorder.message(message, bytes, false, text, route.stamp);
-          }
-        } else {
-          const route = this.opts.routes?.notification?.(message as JSONRPCNotification);
-          if (route) {
-            this.notes.set(message, route);
-            return this.recorder.message(message, bytes, false, text, route.stamp);
-          }
-        }
-        return this.recorder.message(message, bytes, false, text);
+        route = id !== undefined && id !== null ? this.opts.routes?.request?.(message as JSONRPCRequest) : this.opts.routes?.notification?.(message as JSONRPCNotification);
+        this.reading = route ? { message, route } : undefined;
       }
-      const p = id !== undefined && id !== null ? this.pending.get(id) : undefined;
-      this.recorder.message(message, bytes, false, text, p?.stamp, p?.since);
+      const found = this.stampOf(m, 'in', route?.stamp);
+      if (found.stamp && typeof m.method === 'string' && id !== undefined && id !== null) found.stamp.requestBytes = bytes;
+      this.record(message, bytes, false, text, found);
     } catch (err) {
       // Recording and routing must never break the hop.
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
     }
   }
 
-  private observeOutbound(message: JSONRPCMessage, bytes: number, text?: string): void {
+  private observeOutbound(message: JSONRPCMessage, bytes: number, text?: string, stamp?: ExchangeStamp): void {
     const m = message as Record<string, unknown>;
-    const id = m.id as RequestId | undefined;
-    if (typeof m.method === 'string') {
-      if (id !== undefined && id !== null) {
-        const p = this.pending.get(id);
-        return this.recorder.message(message, bytes, true, text, p?.stamp);
-      }
-      return this.recorder.message(message, bytes, true, text, this.outStamps.get(message));
-    }
-    const s = id !== undefined && id !== null ? this.served.get(id) : undefined;
-    if (s) {
-      this.served.delete(id!);
-      if (s.stamp) s.stamp.responseBytes = bytes;
-    }
-    this.recorder.message(message, bytes, true, text, s?.stamp, s?.since);
-    s?.answered?.(message);
+    const given = stamp ?? (this.writing?.message === message ? this.writing.stamp : undefined);
+    const found = this.stampOf(m, 'out', given);
+    if (found.answer && found.stamp) found.stamp.responseBytes = bytes;
+    this.record(message, bytes, true, text, found);
   }
 
   private dispatch(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     const m = message as Record<string, unknown>;
     const id = m.id as RequestId | undefined;
     if (typeof m.method === 'string') {
+      const route = this.reading?.message === message ? this.reading.route : undefined;
+      this.reading = undefined;
       if (id !== undefined && id !== null) {
-        const s = this.served.get(id);
-        if (s?.handle) return s.handle(message as JSONRPCRequest, extra);
+        const handle = (route as InboundRequestRoute | undefined)?.handle;
+        if (handle) return handle(message as JSONRPCRequest, extra);
       } else {
-        const route = this.notes.get(message);
-        route?.handle?.();
-        if (route?.consume) return;
+        const note = route as InboundNotificationRoute | undefined;
+        note?.handle?.();
+        if (note?.consume) return;
       }
       return this.onmessage?.(message, extra);
     }
@@ -345,7 +356,7 @@ export class ExchangeChannel implements Transport {
     this.closed = true;
     const pending = [...this.pending.values()];
     this.pending.clear();
-    this.served.clear();
+    this.ledger?.closedHop(this.hop);
     const m = this.opts.closedMessage;
     const closedText = (typeof m === 'function' ? m() : m) ?? 'Connection closed';
     for (const p of pending) p.reject(new McpError(ErrorCode.ConnectionClosed, closedText));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachJsonText, messageJsonText, offerSendText, sendText } from './json-text';
+import { attachJsonText, messageJsonText, sendText } from './json-text';
 
 describe('json-text', () => {
   it('keeps a text on a record invisibly, and uses it only while the record still holds that message', () => {
@@ -19,13 +19,10 @@ describe('json-text', () => {
     expect(messageJsonText({ message: { a: 1 } })).toBe('{"a":1}');
   });
 
-  it('hands a text to the next send of the same message only, once', () => {
+  it('writes the text its channel made, carried with the send, else serialises', () => {
     const a = { jsonrpc: '2.0', id: 1, result: {} };
-    const b = { jsonrpc: '2.0', id: 2, result: {} };
-    offerSendText(a, 'OFFERED');
-    expect(sendText(b)).toBe(JSON.stringify(b));
-    offerSendText(a, 'OFFERED');
-    expect(sendText(a)).toBe('OFFERED');
-    expect(sendText(a)).toBe(JSON.stringify(a));
+    expect(sendText(a, { jsonText: 'MADE' })).toBe('MADE');
+    expect(sendText(a, undefined)).toBe(JSON.stringify(a));
+    expect(sendText(a, {})).toBe(JSON.stringify(a));
   });
 });

@@ -24,25 +24,25 @@ export function messageJsonText(record: { message: unknown }): string | undefine
   return JSON.stringify(record.message) as string | undefined;
 }
 
-// Hand-off between a channel that serialised a message it is about to send and the transport
-// that writes it (exchange channel → the lean HTTP transport). Keyed by the message object
-// itself, so no ordering between the two matters; a message that was never offered (or one
-// whose entry the GC took with it) is serialised again.
-const offered = new WeakMap<object, string>();
-
-/** Offers the text of the message about to be sent to the transport that sends it. */
-export function offerSendText(message: unknown, text: string): void {
-  if (message !== null && typeof message === 'object') offered.set(message, text);
+/**
+ * Send options of a channel that serialised the message it hands its transport: a transport
+ * that writes JSON text (the lean HTTP transport, a stateless request's) writes `jsonText`
+ * instead of serialising the message again. Carried with the send, as a value.
+ */
+export interface TextSendOptions {
+  jsonText?: string;
 }
 
-/** JSON.stringify(message), taken from the hand-off when this very message was offered. */
-export function sendText(message: unknown): string {
-  if (message !== null && typeof message === 'object') {
-    const text = offered.get(message);
-    if (text !== undefined) {
-      offered.delete(message);
-      return text;
-    }
-  }
-  return JSON.stringify(message);
+/**
+ * What a transport that read a message as text (an HTTP POST of one message) passes with it
+ * (on MessageExtraInfo): its channel records that text and its wire size instead of
+ * serialising the parsed message again.
+ */
+export interface RawTextInfo {
+  rawText?: string;
+}
+
+/** The text to write for `message`: the one its channel made, else JSON.stringify. */
+export function sendText(message: unknown, options: TextSendOptions | undefined): string {
+  return options?.jsonText ?? JSON.stringify(message);
 }

@@ -15,6 +15,7 @@ import { Redactor } from '../secrets/redactor';
 import { FramedStreamTransport } from './framed-stream-transport';
 import { classifyMessage, StderrBus, TrafficTap } from './traffic-tap';
 import { ExchangeChannel } from './exchange-channel';
+import { ExchangeTable } from '../gateway/exchanges';
 import type { TrafficEvent } from './types';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -61,6 +62,7 @@ describe('the exchange channel as a framed stream\'s observer, on a real server 
       meta: { session: 'launch-1', server: 'files', inbound: 'server_to_gateway', outbound: 'gateway_to_server' },
       redactor,
       observed: true,
+      routes: { ledger: new ExchangeTable() },
     });
     const transport = new FramedStreamTransport(child.stdout!, child.stdin!, { framing: 'auto', observer });
     const delivered: TrafficEvent[] = [];
@@ -103,6 +105,16 @@ describe('the exchange channel as a framed stream\'s observer, on a real server 
     expect(events[1]!.fault).toMatch(/^not JSON: /);
     expect(events[3]!.latencyMs).toBeGreaterThanOrEqual(0);
     expect(events[0]!.latencyMs).toBeUndefined();
+    // Every leg of a lifecycle request is stamped with its exchange when it is read: the answer
+    // joins its request by exchange id (the ledger paired them, nobody downstream has to).
+    const pairs: [number, number][] = [[0, 3], [5, 7], [9, 10]];
+    for (const [req, res] of pairs) {
+      expect(events[req]!.exchange).toBeDefined();
+      expect(events[res]!.exchange).toBe(events[req]!.exchange);
+    }
+    expect(new Set(pairs.map(([r]) => events[r]!.exchange)).size).toBe(3);
+    expect(events[4]!.exchange).toBeUndefined(); // notifications/initialized belongs to no request
+    expect(events.filter((e) => e.kind === 'fault').every((e) => e.exchange === undefined)).toBe(true);
     // The protocol path never waited: the subscriber gets the same events later, in a batch.
     await vi.waitFor(() => expect(delivered).toEqual(events));
   });
@@ -122,6 +134,7 @@ describe('the exchange channel on a transport that is not a framed stream', () =
     const tapped = new ExchangeChannel({
       tap,
       meta: { session: 's', agentSession: 'agent-1', inbound: 'gateway_to_agent', outbound: 'agent_to_gateway' },
+      routes: { ledger: new ExchangeTable() },
     }).attach(clientSide);
     const server = echoServer();
     await server.connect(serverSide);
@@ -157,10 +170,11 @@ describe('the exchange channel on a transport that is not a framed stream', () =
     cleanups.push(() => tap.close());
     const redactor = new Redactor();
     redactor.add('TOKEN', SECRET);
+    const ledger = new ExchangeTable();
     const server = echoServer();
     const serverInner = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
     await server.connect(
-      new ExchangeChannel({ tap, meta: { session: 's', inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' }, redactor }).attach(serverInner),
+      new ExchangeChannel({ tap, meta: { session: 's', inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' }, redactor, routes: { ledger } }).attach(serverInner),
     );
     const http: HttpServer = createServer((req, res) => void serverInner.handleRequest(req, res));
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -172,6 +186,7 @@ describe('the exchange channel on a transport that is not a framed stream', () =
     const clientTapped = new ExchangeChannel({
       tap,
       meta: { session: 's', server: 'remote', inbound: 'server_to_gateway', outbound: 'gateway_to_server' },
+      routes: { ledger },
     }).attach(clientInner);
     const client = new Client({ name: 'c', version: '1' });
     await client.connect(clientTapped);

@@ -1,7 +1,7 @@
 // The traffic tap: every message in and out of every server and agent session becomes a
 // TrafficEvent (main/protocol/types.ts) on a bounded bus that the UI and the audit writer drain in
 // batches. Recording is one synchronous publish; the protocol path never waits for a reader.
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { performance } from 'node:perf_hooks';
 import type { Redactor } from '../secrets/redactor';
 import { BoundedBus, type BoundedBusOptions } from './bounded-bus';
@@ -52,23 +52,13 @@ export interface TapMeta {
   outbound: TrafficDirection;
 }
 
-type OpenRequest = { method: string; ts: number };
-
-/** Requests remembered for response method/latency; beyond this the oldest are forgotten. */
-const MAX_OPEN_REQUESTS = 10_000;
-
 /**
- * Builds records for one hop. A message that belongs to an exchange is stamped by the code
- * that carries it (the exchange channel), which passes the exchange and, for a response, when
- * this hop's request went: the record gets exchange, tool, decision, method and latency from
- * there. Other requests (initialize, lists, ping) are paired here, per hop, for method and
- * latency only.
+ * Builds the records of one hop. Every message that belongs to an exchange is stamped by the
+ * channel that carries it (exchange-channel.ts, which asks the exchange table): the record gets
+ * exchange, tool, decision, the request's method and, for an answer, its latency on this hop.
+ * The recorder pairs nothing itself.
  */
 export class HopRecorder {
-  // Requests we sent (answered inbound) and requests we received (answered outbound).
-  private readonly sent = new Map<RequestId, OpenRequest>();
-  private readonly received = new Map<RequestId, OpenRequest>();
-
   constructor(
     private readonly tap: TrafficTap,
     private readonly meta: TapMeta,
@@ -79,9 +69,10 @@ export class HopRecorder {
 
   /**
    * `text`, when given, is JSON.stringify(message), already made by the caller. `stamp`: the
-   * exchange the message belongs to; `since`: for a response, when this hop's request crossed.
+   * exchange the message belongs to; `since`: for an answer, when this hop's request crossed.
+   * Returns the record's seq.
    */
-  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string, stamp?: ExchangeStamp, since?: number): void {
+  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string, stamp?: ExchangeStamp, since?: number): number {
     const ts = now();
     const cls = classifyMessage(message);
     const record: TrafficRecord = {
@@ -103,25 +94,16 @@ export class HopRecorder {
     if (cls.method !== undefined) record.method = cls.method;
     if (stamp) {
       record.exchange = stamp.id;
+      if (stamp.parent !== undefined) record.parent = stamp.parent;
       if (stamp.tool !== undefined) record.tool = stamp.tool;
       if (stamp.decision !== undefined) record.decision = stamp.decision;
       if (record.agentSession === undefined && stamp.agentSession !== undefined) record.agentSession = stamp.agentSession;
       if (cls.kind === 'response' || cls.kind === 'error') {
         record.method = stamp.method;
-        if (since !== undefined) record.latencyMs = ts - since;
-      }
-    } else if (cls.kind === 'request' && cls.id !== undefined && cls.method !== undefined) {
-      remember(outbound ? this.sent : this.received, cls.id, { method: cls.method, ts });
-    } else if ((cls.kind === 'response' || cls.kind === 'error') && cls.id !== undefined) {
-      const open = outbound ? this.received : this.sent;
-      const req = open.get(cls.id);
-      if (req) {
-        open.delete(cls.id);
-        record.method = req.method;
-        record.latencyMs = ts - req.ts;
+        if (since !== undefined) record.latencyMs = Math.max(0, ts - since);
       }
     }
-    this.tap.publish(record);
+    return this.tap.publish(record).seq;
   }
 
   fault(item: DecodedFault): void {
@@ -138,14 +120,6 @@ export class HopRecorder {
     if (this.meta.agentSession !== undefined) record.agentSession = this.meta.agentSession;
     this.tap.publish(record);
   }
-}
-
-function remember(map: Map<RequestId, OpenRequest>, id: RequestId, value: OpenRequest): void {
-  if (map.size >= MAX_OPEN_REQUESTS) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
-  }
-  map.set(id, value);
 }
 
 export function now(): number {

@@ -32,9 +32,42 @@ export interface ExchangeStamp {
   tool?: string;
   decision?: Verdict;
   method: string;
+  /** A server→client request: the exchange (call) it happened during. */
+  parent?: string;
   /** Filled by the channel that received the request and sent its answer: wire sizes. */
   requestBytes?: number;
   responseBytes?: number;
+  /** Tap seqs of the exchange's messages (filled by the ledger). */
+  legs?: number[];
+}
+
+/** Which side of a hop a request came from: `in` = read by the gateway, `out` = written by it. */
+export type HopSide = 'in' | 'out';
+
+/** A request on the wire that waits for its answer: its exchange, and when it crossed (for latency). */
+export interface LedgerEntry {
+  stamp: ExchangeStamp;
+  since: number;
+}
+
+/**
+ * The one pairing (docs/gateway.md "One table pairs"): the exchange table as the channels see
+ * it. A channel tells it every request it reads or writes and asks it which request each
+ * response answers; it tells it the tap seq of each leg. The channel itself keeps nothing but
+ * its pending promises. `hop` is the channel's own key (one per channel instance: a restarted
+ * server, a stateless HTTP request, each get their own), `<session>\0<agentSession>\0<server>\0<n>`.
+ */
+export interface ExchangeLedger {
+  /** A request crossed: indexed under its exchange (`stamp`), or a lifecycle exchange opened for it. */
+  request(hop: string, side: HopSide, id: string | number, method: string, stamp: ExchangeStamp | undefined, since: number): ExchangeStamp;
+  /** The request with this id from `side`, still unanswered (a notifications/cancelled names it). */
+  find(hop: string, side: HopSide, id: string | number): LedgerEntry | undefined;
+  /** The request a response answers; it leaves the index. */
+  answer(hop: string, side: HopSide, id: string | number): LedgerEntry | undefined;
+  /** A message of `stamp`'s exchange crossed as tap seq `seq`; `answer`: it was the answer to its request. */
+  leg(stamp: ExchangeStamp, seq: number, answer?: { error?: string }): void;
+  /** The hop's transport closed: its unanswered requests are forgotten. */
+  closedHop(hop: string): void;
 }
 
 /** What a recorder hands to the tap: everything but the sequence number. */

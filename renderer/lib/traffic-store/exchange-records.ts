@@ -1,6 +1,6 @@
-// The host's exchange records in the Traffic store (docs/gateway.md "Every call is an exchange"): a call's decision, decider and
-// outcome from `exchange:batch`, applied to the call's row, and the row a call stands on when it
-// crossed no agent-side hop (Tool console, legacy envelope).
+// The host's exchange records in the Traffic store (docs/gateway.md "One table pairs"): a call's decision, decider and
+// outcome from `exchange:batch`, applied to the call's row, and the row of a call none of whose
+// messages is held (Tool console, legacy envelope): it shows the exchange, not a message.
 import { newEraSides } from '../era';
 import type { ExchangeInfo, RowStatus, TrafficEvent, TrafficRow } from './types';
 
@@ -10,8 +10,12 @@ export interface RecordHost {
   noteServer(server: string): void;
 }
 
-/** The row a call with no agent-side request stands on: what the host knows of it, at `seq`. */
-export function syntheticEvent(info: ExchangeInfo, seq: number): TrafficEvent {
+/**
+ * The row of a call no message of which is held (Tool console, legacy envelope: decided against,
+ * waiting for a person, or answered by the gateway itself), at `seq`. Nothing crossed the wire
+ * for it, so the row shows the exchange's own record as its body, never a made-up JSON-RPC message.
+ */
+export function exchangeRowEvent(info: ExchangeInfo, seq: number): TrafficEvent {
   return {
     seq,
     ts: info.ts,
@@ -21,7 +25,7 @@ export function syntheticEvent(info: ExchangeInfo, seq: number): TrafficEvent {
     kind: 'request',
     method: info.method,
     bytes: 0,
-    message: { jsonrpc: '2.0', method: info.method, params: { name: info.advertised ?? info.tool } },
+    message: info,
     exchange: info.id,
     ...(info.tool !== undefined ? { tool: info.tool } : {}),
     ...(info.server !== undefined ? { server: info.server } : {}),

@@ -26,6 +26,12 @@ function computeSummary(row: TrafficRow): string {
   const { ev } = row;
   const msg = isObject(ev.message) ? ev.message : {};
   if (ev.kind === 'fault') return `${ev.fault ?? 'protocol fault'}: ${compact(msg.raw)}`;
+  if (row.synthetic) {
+    // The row stands for an exchange none of whose messages is held: its body is the exchange's record.
+    const name = str(msg.advertised) ?? str(msg.tool) ?? ev.method ?? '?';
+    const why = str(msg.reason) ?? (row.status === 'error' ? row.error : undefined);
+    return `${row.tool && row.tool !== name ? `${name} (${row.tool})` : name}${why ? ` → ${why}` : ''}`;
+  }
   if (ev.kind === 'response' || ev.kind === 'error') {
     // A row of its own only when unmatched.
     return `unmatched response: ${row.brief ?? resultText(msg) ?? compact(msg.result ?? msg.error)}`;

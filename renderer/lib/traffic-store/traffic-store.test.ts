@@ -11,6 +11,8 @@ function ev(p: Partial<TrafficEvent> & Pick<TrafficEvent, 'direction' | 'kind'>)
 }
 const down = { agentSession: 'A1' };
 const up = { server: 'files' };
+/** The exchange the host stamped on a leg (every request's legs carry one: lifecycle requests too). */
+const x = (exchange: string) => ({ exchange });
 function req(dir: TrafficEvent['direction'], id: number | string, method: string, params: unknown, extra: Partial<TrafficEvent> = {}): TrafficEvent {
   return ev({ direction: dir, kind: 'request', id, method, message: { jsonrpc: '2.0', id, method, params }, ...extra });
 }
@@ -34,17 +36,17 @@ function toolCall(agentId: number, upId: number, name = 'read_file', extra: Part
 }
 
 describe('TrafficStore pairing', () => {
-  it('pairs by connection, direction and id when both sides reuse small ids on two connections', () => {
+  it('joins each answer to its exchange when both sides reuse small ids on two connections', () => {
     const s = new TrafficStore();
     s.append([
-      req('agent_to_gateway', 1, 'tools/list', {}, { agentSession: 'A1' }),
-      req('agent_to_gateway', 1, 'tools/list', {}, { agentSession: 'A2' }),
-      req('gateway_to_server', 1, 'tools/list', {}, { server: 'files' }),
+      req('agent_to_gateway', 1, 'tools/list', {}, { agentSession: 'A1', ...x('A1#tools/list-1') }),
+      req('agent_to_gateway', 1, 'tools/list', {}, { agentSession: 'A2', ...x('A2#tools/list-2') }),
+      req('gateway_to_server', 1, 'tools/list', {}, { server: 'files', ...x('files#tools/list-3') }),
       // A server-initiated request with the same id, the other way on the same connection.
-      req('server_to_gateway', 1, 'roots/list', {}, { server: 'files' }),
-      res('server_to_gateway', 1, { tools: [] }, { server: 'files' }),
-      res('gateway_to_agent', 1, { tools: [{ name: 'x' }] }, { agentSession: 'A2' }),
-      res('gateway_to_server', 1, { roots: [] }, { server: 'files' }),
+      req('server_to_gateway', 1, 'roots/list', {}, { server: 'files', ...x('files#roots-1') }),
+      res('server_to_gateway', 1, { tools: [] }, { server: 'files', ...x('files#tools/list-3') }),
+      res('gateway_to_agent', 1, { tools: [{ name: 'x' }] }, { agentSession: 'A2', ...x('A2#tools/list-2') }),
+      res('gateway_to_server', 1, { roots: [] }, { server: 'files', ...x('files#roots-1') }),
     ]);
     const [a1, a2, upList, roots] = rows(s);
     expect(a1!.ev.agentSession).toBe('A1');
@@ -58,9 +60,9 @@ describe('TrafficStore pairing', () => {
     expect(s.size()).toBe(4); // responses merged into their calls
   });
 
-  it('treats the numeric id 1 and the string id "1" as different', () => {
+  it('an answer that names no exchange stays unmatched, even with the id of a request in flight', () => {
     const s = new TrafficStore();
-    s.append([req('agent_to_gateway', 1, 'ping', {}, down), res('gateway_to_agent', '1', {}, down)]);
+    s.append([req('agent_to_gateway', 1, 'ping', {}, { ...down, ...x('A1#ping-1') }), res('gateway_to_agent', 1, {}, down)]);
     expect(s.at(0)!.status).toBe('pending');
     expect(s.at(1)!.status).toBe('unmatched');
   });
@@ -82,7 +84,7 @@ describe('TrafficStore pairing', () => {
     s.append([t.call, t.leg, res('server_to_gateway', 7, { content: [{ type: 'text', text: `HELLO ${big}` }] }, { ...up, exchange: 'A1#1' })]);
     const [call, leg] = [s.at(0)!, s.get(t.leg.seq)!];
     expect(call.remote && leg.remote && leg.pair?.remote).toBe(true);
-    // Stubs: the tool name and progress token (a rebuild links by them), never the arguments or the result.
+    // Stubs: the tool name and progress token, never the arguments or the result.
     expect(call.ev.message).toEqual({ params: { name: 'read_file', _meta: { progressToken: 't1' } } });
     expect(leg.pair!.ev.message).toEqual({ result: {} });
     expect(leg.status).toBe('ok');
@@ -90,7 +92,7 @@ describe('TrafficStore pairing', () => {
     expect(summary).toMatch(/^read_file \(files\.read_file\) \{"path":"a\.txt"\} → HELLO x+…$/);
     expect(summary.length).toBeLessThan(300);
     // Progress still finds its call after the body went.
-    s.append([note('server_to_gateway', 'notifications/progress', { progressToken: 7, progress: 1, total: 2 }, up)]);
+    s.append([note('server_to_gateway', 'notifications/progress', { progressToken: 7, progress: 1, total: 2 }, { ...up, ...x('A1#1') })]);
     expect(leg.progress).toEqual({ done: 1, total: 2 });
     // "Load older" rebuilds the rows from their events: what was taken from the bodies stays.
     const withProgress = rowSummary(leg);
@@ -129,10 +131,10 @@ describe('TrafficStore pairing', () => {
   it('marks errors from JSON-RPC errors and isError results', () => {
     const s = new TrafficStore();
     s.append([
-      req('agent_to_gateway', 1, 'tools/call', { name: 'x', arguments: {} }, down),
-      ev({ direction: 'gateway_to_agent', kind: 'error', id: 1, message: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Unknown tool: x' } }, ...down }),
-      req('agent_to_gateway', 2, 'tools/call', { name: 'rm', arguments: {} }, down),
-      res('gateway_to_agent', 2, { isError: true, content: [{ type: 'text', text: 'DENY: never' }] }, { ...down, decision: 'DENY' }),
+      req('agent_to_gateway', 1, 'tools/call', { name: 'x', arguments: {} }, { ...down, ...x('A1#1') }),
+      ev({ direction: 'gateway_to_agent', kind: 'error', id: 1, message: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Unknown tool: x' } }, ...down, ...x('A1#1') }),
+      req('agent_to_gateway', 2, 'tools/call', { name: 'rm', arguments: {} }, { ...down, ...x('A1#2') }),
+      res('gateway_to_agent', 2, { isError: true, content: [{ type: 'text', text: 'DENY: never' }] }, { ...down, decision: 'DENY', ...x('A1#2') }),
     ]);
     expect(s.at(0)!.status).toBe('error');
     expect(s.at(0)!.error).toBe('Unknown tool: x');
@@ -163,8 +165,8 @@ describe('TrafficStore exchanges and causal nesting', () => {
     const s = new TrafficStore();
     const t = toolCall(3, 9);
     s.append([t.call, t.leg]);
-    s.append([note('server_to_gateway', 'notifications/progress', { progressToken: 9, progress: 3, total: 6 }, up)]);
-    s.append([note('gateway_to_agent', 'notifications/progress', { progressToken: 't3', progress: 3, total: 6, message: 'reading' }, down)]);
+    s.append([note('server_to_gateway', 'notifications/progress', { progressToken: 9, progress: 3, total: 6 }, { ...up, ...x('A1#3') })]);
+    s.append([note('gateway_to_agent', 'notifications/progress', { progressToken: 't3', progress: 3, total: 6, message: 'reading' }, { ...down, ...x('A1#3') })]);
     const call = s.at(0)!;
     expect(call.progress).toEqual({ done: 3, total: 6, message: 'reading' });
     expect(rowSummary(call).startsWith('3/6 reading')).toBe(true);
@@ -179,19 +181,24 @@ describe('TrafficStore exchanges and causal nesting', () => {
     expect(s.size()).toBe(4);
   });
 
-  it('puts a sampling request under the call in flight on that server and on that agent session', () => {
+  it('puts a sampling request under the call it names (its exchange\'s parent), on both hops', () => {
     const s = new TrafficStore();
     const t = toolCall(5, 11);
+    const sampling = { ...x('A1#5>sampling-0-1'), parent: 'A1#5' };
     s.append([
       t.call,
       t.leg,
-      req('server_to_gateway', 0, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'summarise' } }], maxTokens: 50 }, up),
-      req('gateway_to_agent', 0, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'summarise' } }] }, down),
+      req('server_to_gateway', 0, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'summarise' } }], maxTokens: 50 }, { ...up, ...sampling }),
+      req('gateway_to_agent', 0, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'summarise' } }] }, { ...down, ...sampling }),
+      res('gateway_to_server', 0, { content: { type: 'text', text: 'ok' } }, { ...up, ...sampling }),
     ]);
     const call = s.at(0)!;
     const [leg, upSampling, downSampling] = call.children!;
-    expect(upSampling!.parent).toBe(leg);
-    expect(downSampling!.parent).toBe(call);
+    expect(leg!.ev.direction).toBe('gateway_to_server');
+    expect(upSampling!.parent).toBe(call);
+    expect(downSampling!.parent).toBe(upSampling); // the question passed on, a leg of the same exchange
+    expect(upSampling!.pair?.ev.direction).toBe('gateway_to_server'); // the answer joined by exchange, not by id 0
+    expect(leg!.pair).toBeUndefined();
     expect(rowSummary(upSampling!)).toBe('summarise · max 50 tokens');
   });
 
@@ -199,7 +206,7 @@ describe('TrafficStore exchanges and causal nesting', () => {
     const s = new TrafficStore();
     const a = toolCall(1, 1);
     const b = toolCall(2, 2);
-    s.append([a.call, a.leg, b.call, b.leg, note('agent_to_gateway', 'notifications/cancelled', { requestId: 1, reason: 'user' }, down)]);
+    s.append([a.call, a.leg, b.call, b.leg, note('agent_to_gateway', 'notifications/cancelled', { requestId: 1, reason: 'user' }, { ...down, ...x('A1#1') })]);
     expect(s.at(0)!.status).toBe('aborted');
     expect(s.at(1)!.status).toBe('pending');
     expect(s.abortPending('files', 'L1')).toBe(2); // leg of call 1 and leg of call 2
@@ -208,6 +215,48 @@ describe('TrafficStore exchanges and causal nesting', () => {
     // A late answer does not un-abort.
     s.append([b.res]);
     expect(s.at(1)!.status).toBe('aborted');
+  });
+
+  it('needs no pairing: legs of two exchanges interleaved, with the same ids on every hop, join by exchange id only', () => {
+    const s = new TrafficStore();
+    // Two agent sessions both use id 1 downstream; the gateway's upstream ids and progress tokens
+    // are the same too ("g-1"): only the exchange id tells the legs apart.
+    const A = { ...x('A1#1') };
+    const B = { agentSession: 'A2', ...x('A2#1') };
+    const call = (extra: Partial<TrafficEvent>) => req('agent_to_gateway', 1, 'tools/call', { name: 'read_file', arguments: {}, _meta: { progressToken: 1 } }, extra);
+    const legOf = (extra: Partial<TrafficEvent>) => req('gateway_to_server', 'g-1', 'tools/call', { name: 'read_file', arguments: {}, _meta: { progressToken: 'g-1' } }, { ...up, ...extra });
+    const progress = (dir: TrafficEvent['direction'], n: number, extra: Partial<TrafficEvent>) => note(dir, 'notifications/progress', { progressToken: dir === 'server_to_gateway' ? 'g-1' : 1, progress: n }, extra);
+    const answer = (dir: TrafficEvent['direction'], text: string, extra: Partial<TrafficEvent>) => res(dir, dir === 'server_to_gateway' ? 'g-1' : 1, { content: [{ type: 'text', text }] }, extra);
+    const evs = [
+      call({ ...down, ...A }),
+      call(B),
+      legOf(B),
+      legOf(A),
+      progress('server_to_gateway', 1, { ...up, ...B }),
+      progress('gateway_to_agent', 1, B),
+      progress('server_to_gateway', 7, { ...up, ...A }),
+      answer('server_to_gateway', 'for A', { ...up, ...A }),
+      note('agent_to_gateway', 'notifications/cancelled', { requestId: 1 }, B),
+      note('gateway_to_server', 'notifications/cancelled', { requestId: 'g-1' }, { ...up, ...B }),
+      answer('gateway_to_agent', 'for A', { ...down, ...A }),
+      answer('server_to_gateway', 'late for B', { ...up, ...B }),
+    ];
+    s.append(evs);
+    expect(s.size()).toBe(2);
+    const [a, b] = rows(s);
+    expect(a!.ev.agentSession).toBe('A1');
+    expect(b!.ev.agentSession).toBe('A2');
+    expect(s.exchangeRows(a!).map((r) => r.seq)).toEqual([evs[0]!, evs[3]!, evs[6]!, evs[7]!, evs[10]!].map((e) => e.seq));
+    expect(s.exchangeRows(b!).map((r) => r.seq)).toEqual([evs[1]!, evs[2]!, evs[4]!, evs[5]!, evs[8]!, evs[9]!, evs[11]!].map((e) => e.seq));
+    expect(a).toMatchObject({ status: 'ok', progress: { done: 7 } });
+    expect(a!.pair!.seq).toBe(evs[10]!.seq);
+    expect(rowSummary(a!)).toContain('→ for A');
+    // B was cancelled on both hops; its late upstream answer joins B's leg and does not un-abort it.
+    expect(b).toMatchObject({ status: 'aborted', progress: { done: 1 } });
+    const bLeg = b!.children!.find((c) => c.ev.direction === 'gateway_to_server' && c.ev.kind === 'request')!;
+    expect(bLeg.status).toBe('aborted');
+    expect(bLeg.pair!.seq).toBe(evs[11]!.seq);
+    expect(rows(s).some((r) => r.status === 'unmatched')).toBe(false);
   });
 
   it('flags protocol faults', () => {
@@ -233,7 +282,10 @@ describe('TrafficStore bounds', () => {
 
   it('forgets an evicted request, so its late response is unmatched', () => {
     const s = new TrafficStore({ capacity: 2 });
-    s.append([req('agent_to_gateway', 1, 'ping', {}, down), note('agent_to_gateway', 'notifications/initialized', {}, down), note('agent_to_gateway', 'notifications/initialized', {}, down)]);
+    s.append([req('agent_to_gateway', 1, 'ping', {}, { ...down, ...x('A1#ping-1') }), note('agent_to_gateway', 'notifications/initialized', {}, down), note('agent_to_gateway', 'notifications/initialized', {}, down)]);
+    s.append([res('gateway_to_agent', 1, {}, { ...down, ...x('A1#ping-1') })]);
+    // A leg of a known exchange whose request went: shown as an answer, never merged into a stranger.
+    expect(rows(s).at(-1)!).toMatchObject({ status: 'ok', merged: false });
     s.append([res('gateway_to_agent', 1, {}, down)]);
     expect(rows(s).at(-1)!.status).toBe('unmatched');
   });
@@ -258,8 +310,8 @@ describe('TrafficStore bounds', () => {
     const batch: TrafficEvent[] = [];
     for (let i = 0; i < 50_000; i++) {
       const id = i % 16; // small reused ids
-      batch.push(req('gateway_to_server', id, 'tools/call', { name: 't', arguments: { i } }, { server: `s${i % 4}` }));
-      batch.push(res('server_to_gateway', id, { content: [] }, { server: `s${i % 4}` }));
+      batch.push(req('gateway_to_server', id, 'tools/call', { name: 't', arguments: { i } }, { server: `s${i % 4}`, ...x(`c${i}`) }));
+      batch.push(res('server_to_gateway', id, { content: [] }, { server: `s${i % 4}`, ...x(`c${i}`) }));
     }
     for (let i = 0; i < batch.length; i += 500) s.append(batch.slice(i, i + 500));
     s.append([req('agent_to_gateway', 1, 'ping', {}, down)]); // one more: evicts the oldest
@@ -281,9 +333,9 @@ describe('TrafficStore filters', () => {
       t.legRes,
       t.res,
       note('server_to_gateway', 'notifications/message', { level: 'info', data: 'indexing' }, { server: 'memory' }),
-      req('agent_to_gateway', 2, 'tools/call', { name: 'rm', arguments: { path: '/' } }, down),
-      res('gateway_to_agent', 2, { isError: true, content: [{ type: 'text', text: 'DENY: no' }] }, { ...down, decision: 'DENY' }),
-      req('agent_to_gateway', 3, 'resources/read', { uri: 'file:///Secret.md' }, down),
+      req('agent_to_gateway', 2, 'tools/call', { name: 'rm', arguments: { path: '/' } }, { ...down, ...x('A1#2') }),
+      res('gateway_to_agent', 2, { isError: true, content: [{ type: 'text', text: 'DENY: no' }] }, { ...down, decision: 'DENY', ...x('A1#2') }),
+      req('agent_to_gateway', 3, 'resources/read', { uri: 'file:///Secret.md' }, { ...down, ...x('A1#3') }),
     ]);
     return s;
   }
@@ -312,8 +364,8 @@ describe('TrafficStore filters', () => {
     s.append([
       t.call,
       t.leg,
-      req('server_to_gateway', 'srv-1', 'sampling/createMessage', {}, { ...up, exchange: 'A1#1>sampling-1' }),
-      req('gateway_to_agent', 'gh-1', 'sampling/createMessage', {}, { ...down, exchange: 'A1#1>sampling-1' }),
+      req('server_to_gateway', 'srv-1', 'sampling/createMessage', {}, { ...up, exchange: 'A1#1>sampling-1', parent: 'A1#1' }),
+      req('gateway_to_agent', 'gh-1', 'sampling/createMessage', {}, { ...down, exchange: 'A1#1>sampling-1', parent: 'A1#1' }),
       t.legRes,
       t.res,
     ]);
@@ -339,7 +391,7 @@ describe('TrafficStore filters', () => {
     const s = sample();
     s.setFilter({ statuses: ['error', 'denied'] });
     expect(rows(s).map((r) => r.ev.id)).toEqual([2]);
-    s.append([ev({ direction: 'gateway_to_agent', kind: 'error', id: 3, message: { jsonrpc: '2.0', id: 3, error: { code: -1, message: 'gone' } }, ...down })]);
+    s.append([ev({ direction: 'gateway_to_agent', kind: 'error', id: 3, message: { jsonrpc: '2.0', id: 3, error: { code: -1, message: 'gone' } }, ...down, ...x('A1#3') })]);
     expect(rows(s).map((r) => r.ev.id)).toEqual([2, 3]);
   });
 
@@ -376,8 +428,8 @@ describe('TrafficStore export, history and replay', () => {
 
   it('prepends older history before what it holds', () => {
     const s = new TrafficStore({ capacity: 2 });
-    const older = [req('agent_to_gateway', 1, 'ping', {}, down), res('gateway_to_agent', 1, {}, down)];
-    const newer = [req('agent_to_gateway', 2, 'ping', {}, down), res('gateway_to_agent', 2, {}, down)];
+    const older = [req('agent_to_gateway', 1, 'ping', {}, { ...down, ...x('A1#ping-1') }), res('gateway_to_agent', 1, {}, { ...down, ...x('A1#ping-1') })];
+    const newer = [req('agent_to_gateway', 2, 'ping', {}, { ...down, ...x('A1#ping-2') }), res('gateway_to_agent', 2, {}, { ...down, ...x('A1#ping-2') })];
     s.replace(newer);
     expect(s.prependHistory([...older, newer[0]!])).toBe(2);
     expect(s.stats().held).toBe(4);
@@ -426,6 +478,10 @@ describe('TrafficStore and the host\'s exchanges', () => {
     expect(ping!.ev.method).toBe('ping');
     expect(denied).toMatchObject({ synthetic: true, decision: 'DENY', decidedBy: 'rule', outcome: 'denied', status: 'error', tool: 'files.write_file' });
     expect(pending).toMatchObject({ synthetic: true, decision: 'APPROVAL', status: 'pending' });
+    // Nothing crossed the wire for them: the row shows the exchange's own record, not a made-up JSON-RPC message.
+    expect(denied!.ev.message).toMatchObject({ id: 'ui#console-1', decision: 'DENY', outcome: 'denied' });
+    expect(denied!.ev.message).not.toHaveProperty('jsonrpc');
+    expect(rowSummary(denied!)).toBe('write_file (files.write_file)');
     // Later: a person denied the pending one; the same row changes, no new row.
     s.applyExchanges([info({ id: 'ui#console-2', agentSession: 'ui', tool: 'files.move', decision: 'APPROVAL', decidedBy: 'person', answeredBy: 'alice', outcome: 'denied' })]);
     expect(s.size()).toBe(3);

@@ -4,17 +4,17 @@
 //
 // Cost model: append is O(1) amortised per event (a ring buffer plus hash indexes, no re-sort);
 // a filter change walks the held rows once; everything else touches one call's tree.
-import { CallLinks, connectionOf, exchangeKey } from './call-links';
+import { ExchangeLinks, connectionOf, exchangeKey } from './exchange-links';
 import { carryShed, Interner, shedBody, shedsBody, type ShedFields } from './body-shed';
 import { BodySearch, type BodySearchFn } from './body-search';
 import { TrafficBodies } from './bodies';
-import { applyExchangeInfo, needsOwnRow, syntheticEvent } from './exchange-records';
+import { applyExchangeInfo, exchangeRowEvent, needsOwnRow } from './exchange-records';
 import { compileFilter, rowMatches, type CompiledFilter } from './filter';
 import { callRows, VisibleRows, withMergedPairs } from './visible-rows';
 import { invalidateSummary, rowSummary } from './summary';
 import type { ExchangeInfo, HostBufferStats, RowStatus, TrafficEvent, TrafficFilter, TrafficRow, TrafficStats } from './types';
 
-export { connectionOf } from './call-links';
+export { connectionOf } from './exchange-links';
 export { findMatches, methodMatcher, searchText } from './filter';
 export { progressText } from './summary';
 export { toJsonl } from './visible-rows';
@@ -33,7 +33,7 @@ export class TrafficStore {
   private readonly bySeq = new Map<number, TrafficRow>();
   /** session|exchange → the host's record of the call (decision, decider, outcome), latest state. */
   private readonly exchangeInfo = new Map<string, ExchangeInfo>();
-  private readonly links = new CallLinks(this);
+  private readonly links = new ExchangeLinks(this);
   private readonly interner = new Interner();
   /** Live rows' messages, fetched from the host when shown. */
   readonly bodies = new TrafficBodies();
@@ -243,7 +243,7 @@ export class TrafficStore {
       if (row && !row.evicted) applyExchangeInfo(this, row, info);
       else if (needsOwnRow(info)) {
         // Between the last tap seq seen and the next one, unique.
-        this.ingest(syntheticEvent(info, this.maxSeq + (++this.synthetic % 1_000_000) / 1_000_001));
+        this.ingest(exchangeRowEvent(info, this.maxSeq + (++this.synthetic % 1_000_000) / 1_000_001));
       }
     }
     this.changed();

@@ -45,8 +45,9 @@ export interface TrafficRow {
   decidedBy?: string;
   outcome?: string;
   /**
-   * A call that crossed no agent-side hop (the Tool console, a legacy envelope): the row stands
-   * for its exchange; its seq is fractional, between the tap's integer seqs.
+   * A call none of whose messages is held (the Tool console, a legacy envelope, answered by the
+   * gateway): the row stands for its exchange and `ev.message` is the exchange's record, not a
+   * JSON-RPC message; its seq is fractional, between the tap's integer seqs.
    */
   synthetic?: boolean;
   latencyMs?: number;
