@@ -7,11 +7,9 @@ import { dataDir } from '../paths';
 import { CALL_HEADER, formatCall, formatDecision, formatMessage, formatRun, formatSession, formatStderr, SESSION_HEADER, dateTime } from '../audit/format';
 import { parseTimeBound, MAX_LIMIT } from '../audit/queries';
 import { DEFAULT_RETENTION } from '../audit/retention';
-import { auditDbFile, openAuditStore, type AuditStore } from '../audit/store';
+import { auditDbFile, openAuditStore, type AuditStore, type OpenAuditStoreOptions } from '../audit/store';
 import type { AuditStream, CallFilter, DecisionFilter, MessageFilter, PruneOptions, StderrFilter } from '../audit/types';
 import type { TrafficDirection } from '../protocol/types';
-import type { AuditSigner } from '../audit/audit-key';
-import { PROOF_USAGE, ProofFailure, ProofUsage, exportBundleCommand, keyCommand, pruneSigner, verifyCommand } from './audit-proof';
 
 const USAGE = `usage:
   gatehouse audit sessions [--limit N] [--profile P] [--json]
@@ -23,7 +21,11 @@ const USAGE = `usage:
                         [--server X] [--since T] [--until T] [--text STR] [-n N] [--json]
   gatehouse audit export --jsonl [--out FILE] [filters as for query] [--stderr|--decisions]
   gatehouse audit prune [--max-age-days N] [--max-messages N] [--max-stderr-lines N] [--json]
-${PROOF_USAGE}common: --data-dir DIR (default: GATEHOUSE_DATA_DIR, else $XDG_STATE_HOME/gatehouse)
+  gatehouse audit verify [--session S] [--json]          check the store's hash chains and signatures
+  gatehouse audit verify FILE [--key KEYID] [--json]      check an export bundle, without the store
+  gatehouse audit export --bundle FILE [--session S]      a signed bundle: rows, checkpoints, public key
+  gatehouse audit key [--json]                            this install's audit key id and public key
+common: --data-dir DIR (default: GATEHOUSE_DATA_DIR, else $XDG_STATE_HOME/gatehouse)
 times (--since/--until): epoch ms, ISO 8601, or a duration back from now (90s, 15m, 2h, 7d)
 directions: agent_to_gateway, gateway_to_agent, gateway_to_server, server_to_gateway
 outcomes (calls): pending, ok, error, denied, unavailable, timeout, cancelled, aborted
@@ -77,9 +79,8 @@ export async function run(argv: string[]): Promise<number> {
       case 'prune':
         return await pruneCmd(rest);
       case 'verify':
-        return verifyCommand(rest);
       case 'key':
-        return keyCommand(rest);
+        return await (await import('./audit-proof')).runProof(sub, rest, USAGE);
       case undefined:
       case 'help':
       case '--help':
@@ -90,11 +91,11 @@ export async function run(argv: string[]): Promise<number> {
         throw new UsageError(`unknown subcommand '${sub}'`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ProofUsage) {
+    if (err instanceof UsageError) {
       process.stderr.write(`gatehouse audit: ${err.message}\n${USAGE}`);
       return 2;
     }
-    if (err instanceof Failure || err instanceof ProofFailure) {
+    if (err instanceof Failure) {
       process.stderr.write(`gatehouse audit: ${err.message}\n`);
       return 1;
     }
@@ -270,7 +271,7 @@ async function calls(argv: string[]): Promise<number> {
 }
 
 async function exportCmd(argv: string[]): Promise<number> {
-  if (argv.some((a) => a === '--bundle' || a.startsWith('--bundle='))) return exportBundleCommand(argv);
+  if (argv.some((a) => a === '--bundle' || a.startsWith('--bundle='))) return (await import('./audit-proof')).runProof('export', argv, USAGE);
   const v = parse(argv, { ...filters, jsonl: { type: 'boolean' }, out: { type: 'string', short: 'o' }, limit: { type: 'string' } });
   if (v.help) return help();
   if (!v.jsonl) throw new UsageError('export needs --jsonl (JSON Lines is the one export format)');
@@ -323,7 +324,7 @@ async function pruneCmd(argv: string[]): Promise<number> {
       );
     }
     return 0;
-  }, pruneSigner(str(v, 'data-dir') ?? dataDir())); // what it removes from the chains leaves a signed summary
+  }, (await import('./audit-proof')).pruneSigner(str(v, 'data-dir') ?? dataDir())); // what it removes from the chains leaves a signed summary
 }
 
 // ---------------------------------------------------------------- helpers
@@ -447,7 +448,7 @@ async function emit(text: string): Promise<void> {
   if (!process.stdout.write(text)) await once(process.stdout, 'drain');
 }
 
-async function withStore(v: Values, fn: (store: AuditStore) => Promise<number>, signer?: AuditSigner): Promise<number> {
+async function withStore(v: Values, fn: (store: AuditStore) => Promise<number>, signer?: OpenAuditStoreOptions['signer']): Promise<number> {
   const dir = str(v, 'data-dir') ?? dataDir();
   const file = auditDbFile(dir);
   // Reading must not create an empty database (and a data dir) as a side effect.

@@ -10,11 +10,6 @@ import { readBundle } from '../audit/bundle';
 import { auditDbFile, openAuditStore, type AuditStore } from '../audit/store';
 import { formatReport, verifyChains, type VerifyReport } from '../audit/verify';
 
-export const PROOF_USAGE = `  gatehouse audit verify [--session S] [--json]          check the store's hash chains and signatures
-  gatehouse audit verify FILE [--key KEYID] [--json]      check an export bundle, without the store
-  gatehouse audit export --bundle FILE [--session S]      a signed bundle: rows, checkpoints, public key
-  gatehouse audit key [--json]                            this install's audit key id and public key
-`;
 
 type Flags = Partial<Record<'data-dir' | 'session' | 'key' | 'bundle', string>> & { json?: boolean };
 
@@ -44,7 +39,24 @@ function withStore<T>(dir: string, fn: (store: AuditStore) => T, signer?: AuditS
   }
 }
 
-export class ProofFailure extends Error {}
+class ProofFailure extends Error {}
+class ProofUsage extends Error {}
+
+/** `audit verify | key | export --bundle`, loaded only when asked for (audit-command.ts). */
+export async function runProof(sub: 'verify' | 'key' | 'export', argv: string[], usage: string): Promise<number> {
+  try {
+    if (sub === 'verify') return verifyCommand(argv);
+    if (sub === 'key') return keyCommand(argv);
+    return await exportBundleCommand(argv);
+  } catch (err) {
+    if (err instanceof ProofUsage) {
+      process.stderr.write(`gatehouse audit: ${err.message}\n${usage}`);
+      return 2;
+    }
+    process.stderr.write(`gatehouse audit: ${(err as Error)?.message ?? String(err)}\n`);
+    return 1;
+  }
+}
 
 function print(report: VerifyReport, json: boolean | undefined, header?: string): number {
   if (json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -52,7 +64,7 @@ function print(report: VerifyReport, json: boolean | undefined, header?: string)
   return report.ok ? 0 : 1;
 }
 
-export function verifyCommand(argv: string[]): number {
+function verifyCommand(argv: string[]): number {
   const { values: v, positionals } = args(argv, { session: { type: 'string' }, key: { type: 'string' } });
   const dir = v['data-dir'] ?? dataDir();
   if (positionals.length > 1) throw new ProofUsage('verify takes one bundle file');
@@ -87,7 +99,7 @@ export function verifyCommand(argv: string[]): number {
   });
 }
 
-export async function exportBundleCommand(argv: string[]): Promise<number> {
+async function exportBundleCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = args(argv, { bundle: { type: 'string' }, session: { type: 'string' } });
   if (positionals.length) throw new ProofUsage(`unexpected '${positionals[0]}'`);
   const file = v.bundle;
@@ -108,7 +120,7 @@ export async function exportBundleCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-export function keyCommand(argv: string[]): number {
+function keyCommand(argv: string[]): number {
   const { values: v } = args(argv, {});
   const signer = loadAuditSigner(openSecretStore({ dataDir: v['data-dir'] ?? dataDir() }));
   if (v.json) process.stdout.write(`${JSON.stringify({ keyId: signer.keyId, publicKey: signer.publicKeyPem })}\n`);
@@ -116,7 +128,6 @@ export function keyCommand(argv: string[]): number {
   return 0;
 }
 
-export class ProofUsage extends Error {}
 
 /** The signer `audit prune` signs its summaries with, when the install has one. */
 export function pruneSigner(dir: string): AuditSigner | undefined {
