@@ -44,6 +44,8 @@ export interface TrafficRow {
   /** From the call's exchange: who decided (rule, person, timeout, no_approver…) and how it ended. */
   decidedBy?: string;
   outcome?: string;
+  /** What a `shadow: true` rule would have done ("shadow policy.rules[0] would deny"): recorded, not enforced. */
+  shadow?: string;
   /**
    * A call that crossed no agent-side hop (the Tool console, a legacy envelope): the row stands
    * for its exchange; its seq is fractional, between the tap's integer seqs.
