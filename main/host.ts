@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { compilePolicy } from './policy/engine';
 import { ApprovalBroker, type ApprovalEvent } from './approvals/broker';
 import { openAuditStore, type AuditStore } from './audit/store';
+import { loadAuditSigner, type AuditSigner } from './audit/audit-key';
 import { nativeLoadProblem } from './native/abi-mismatch';
 import { auditLimitsFromEnv } from './audit/budget';
 import { httpLimitsFromEnv } from './gateway/http-limits';
@@ -226,12 +227,24 @@ export class Host extends EventEmitter<HostEvents> {
    * The audit store, or undefined (with one warning on stderr, kept in `auditOff`) when
    * better-sqlite3 cannot load in this Node: the gateway keeps serving without the trail.
    */
+  /** The per-install key that signs the audit chain (audit/audit-key.ts); GATEHOUSE_AUDIT_SIGN=0 chains unsigned. */
+  private auditSigner(): AuditSigner | undefined {
+    if (this.env.GATEHOUSE_AUDIT_SIGN === '0') return undefined;
+    try {
+      return loadAuditSigner(this.auth.store);
+    } catch (err) {
+      process.stderr.write(`gatehouse: the audit is chained but not signed: ${(err as Error)?.message ?? String(err)}\n`);
+      return undefined;
+    }
+  }
+
   private openAudit(): AuditStore | undefined {
     try {
       return openAuditStore({
         dataDir: this.dataDir,
         retention: retentionFromEnv(this.env),
         limits: auditLimitsFromEnv(this.env),
+        signer: this.auditSigner(),
         // SQLite off the protocol thread (docs/gateway.md "Audit store"); GATEHOUSE_AUDIT_THREAD=0 keeps it in this one.
         ...(this.env.GATEHOUSE_AUDIT_THREAD === '0' ? {} : { thread: { entry: auditWriterEntry() } }),
       });

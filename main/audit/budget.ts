@@ -8,6 +8,7 @@
 // All limits are configurable with GATEHOUSE_AUDIT_* (auditLimitsFromEnv).
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { PruneSummary, type Chainer } from './chain';
 
 export interface AuditLimits {
   /** Largest message text stored whole, in bytes; larger ones are stored truncated with their hash. */
@@ -113,10 +114,13 @@ export function storeBytes(db: Database.Database): number {
  * Prunes the oldest messages and stderr lines (in slices) until the store is under `maxBytes`,
  * or until there is nothing left to prune. Returns the rows deleted.
  */
-export function pruneToSize(db: Database.Database, maxBytes: number, sliceRows = 5_000): number {
+export function pruneToSize(db: Database.Database, maxBytes: number, sliceRows = 5_000, chain?: Chainer): number {
   let deleted = 0;
   for (let guard = 0; guard < 10_000 && storeBytes(db) > maxBytes; guard++) {
     const n = db.transaction(() => {
+      const summary = new PruneSummary(db);
+      summary.note('messages', 'seq IN (SELECT seq FROM messages ORDER BY seq LIMIT ?)', [sliceRows]);
+      if (chain) summary.commit(chain);
       const m = db.prepare(`DELETE FROM messages WHERE seq IN (SELECT seq FROM messages ORDER BY seq LIMIT ?)`).run(sliceRows).changes;
       const l = db.prepare(`DELETE FROM stderr_lines WHERE seq IN (SELECT seq FROM stderr_lines ORDER BY seq LIMIT ?)`).run(Math.ceil(sliceRows / 5)).changes;
       return m + l;

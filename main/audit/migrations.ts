@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { JOURNAL_TABLE_SQL } from './journal';
 import { TRUST_DECISIONS_SQL } from '../trust/audit-trust';
+import { chainMigration } from './chain';
 
 export interface Migration {
   /** 1, 2, 3, … in order, without gaps. */
@@ -207,6 +208,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'audit journal', up: (db) => db.exec(JOURNAL_TABLE_SQL) },
   // MCP 2026-07-28 (docs/gateway.md "Two eras downstream"): the protocol version a call's agent spoke, and the input_required rounds of a held call.
   { version: 6, name: 'exchange era', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_era TEXT; ALTER TABLE exchanges ADD COLUMN round INTEGER') },
+  // The tamper-evident audit (chain.ts, docs/gateway.md "Tamper-evident audit"): chain columns, heads, signed checkpoints.
+  { version: 7, name: 'audit chain', up: (db) => chainMigration(db) },
 ];
 
 /** The schema version this build writes. */

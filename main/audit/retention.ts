@@ -2,6 +2,7 @@
 // and on demand (`gatehouse audit prune`).
 import type Database from 'better-sqlite3';
 import type { PruneOptions, PruneResult } from './types';
+import { PruneSummary, type Chainer } from './chain';
 
 export const DEFAULT_RETENTION: Readonly<PruneOptions> = { maxAgeDays: 30, maxMessages: 1_000_000 };
 const DAY_MS = 86_400_000;
@@ -10,15 +11,18 @@ function check(name: string, v: number | undefined): void {
   if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`prune: ${name} must be a number >= 0, got ${v}`);
 }
 
-export function prune(db: Database.Database, opts: PruneOptions, now: number = Date.now()): PruneResult {
+/** With `chain`, what goes from the hash chains leaves a signed summary (chain.ts PruneSummary). */
+export function prune(db: Database.Database, opts: PruneOptions, now: number = Date.now(), chain?: Chainer): PruneResult {
   check('maxAgeDays', opts.maxAgeDays);
   check('maxMessages', opts.maxMessages);
   check('maxStderrLines', opts.maxStderrLines);
   const result: PruneResult = { messages: 0, stderrLines: 0, decisions: 0, serverStates: 0, sessions: 0 };
 
+  const summary = new PruneSummary(db);
   db.transaction(() => {
     if (opts.maxAgeDays !== undefined) {
       const cutoff = now - opts.maxAgeDays * DAY_MS;
+      for (const t of ['messages', 'decisions', 'exchanges']) summary.note(t, 'ts < ?', [cutoff]);
       result.messages += db.prepare(`DELETE FROM messages WHERE ts < ?`).run(cutoff).changes;
       result.stderrLines += db.prepare(`DELETE FROM stderr_lines WHERE ts < ?`).run(cutoff).changes;
       result.decisions += db.prepare(`DELETE FROM decisions WHERE ts < ?`).run(cutoff).changes;
@@ -41,6 +45,7 @@ export function prune(db: Database.Database, opts: PruneOptions, now: number = D
     }
     // "Keep the newest N": find the seq of the (N+1)-th newest and delete it and older.
     if (opts.maxMessages !== undefined) {
+      summary.note('messages', 'seq <= (SELECT seq FROM messages ORDER BY seq DESC LIMIT 1 OFFSET ?)', [Math.floor(opts.maxMessages)]);
       result.messages += db
         .prepare(`DELETE FROM messages WHERE seq <= (SELECT seq FROM messages ORDER BY seq DESC LIMIT 1 OFFSET ?)`)
         .run(Math.floor(opts.maxMessages)).changes;
@@ -50,6 +55,7 @@ export function prune(db: Database.Database, opts: PruneOptions, now: number = D
         .prepare(`DELETE FROM stderr_lines WHERE seq <= (SELECT seq FROM stderr_lines ORDER BY seq DESC LIMIT 1 OFFSET ?)`)
         .run(Math.floor(opts.maxStderrLines)).changes;
     }
+    if (chain) summary.commit(chain, now);
   })();
 
   const removed = result.messages + result.stderrLines + result.decisions + result.serverStates + result.sessions;

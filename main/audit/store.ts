@@ -31,6 +31,10 @@ import { DEFAULT_AUDIT_LIMITS, pruneToSize, storeBytes, type AuditLimits } from 
 import { closeCrashedSessions } from './crash-recovery';
 import { insertTrustDecision, selectTrustDecisions, type TrustDecisionFilter, type TrustDecisionRow } from '../trust/audit-trust';
 import type { TrustDecision } from '../trust/pin-store';
+import { Chainer, INSTALL_CHAIN } from './chain';
+import { verifyChains, type VerifyReport } from './verify';
+import { loadStoreChains, writeBundle } from './bundle';
+import type { AuditSigner, AuditVerifier } from './audit-key';
 
 export const DB_FILE_NAME = 'gatehouse.db';
 
@@ -61,6 +65,7 @@ export interface AuditStoreCommonOptions extends WriterOptions {
   thread?: { entry: string; journalRotateBytes?: number };
 }
 
+
 export type OpenAuditStoreOptions = ({ dataDir: string } | { file: string }) & AuditStoreCommonOptions;
 
 export interface AuditStore {
@@ -89,6 +94,10 @@ export interface AuditStore {
   /** Trust decisions (main/trust/): written at once, not batched. */
   recordTrustDecision(d: TrustDecision): void;
   queryTrustDecisions(filter?: TrustDecisionFilter): TrustDecisionRow[];
+  /** Checks the hash chains (chain.ts) of one session or all against this install's key. */
+  verify(verifier: AuditVerifier | undefined, session?: string): VerifyReport;
+  /** Writes a bundle (bundle.ts) that verifies without the store; returns the rows written. */
+  exportBundle(file: string, session?: string): Promise<number>;
 }
 
 export function auditDbFile(dataDir: string): string {
@@ -146,6 +155,10 @@ class SqliteAuditStore implements AuditStore {
   private readonly recoverJournal: () => number;
   private readonly report: (err: Error) => void;
   private lastDeadHostCheck = 0;
+  private readonly signer: AuditSigner | undefined;
+  private readonly checkpointEvery: number | undefined;
+  /** Trust decisions are rare and each is signed at once (every = 1). */
+  private trustChain: Chainer | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -153,6 +166,8 @@ class SqliteAuditStore implements AuditStore {
     opts: AuditStoreCommonOptions,
   ) {
     const limits: AuditLimits = { ...DEFAULT_AUDIT_LIMITS, ...opts.limits };
+    this.signer = opts.signer;
+    this.checkpointEvery = opts.checkpointEvery;
     const retention = opts.retention === undefined ? DEFAULT_RETENTION : opts.retention;
     const report = opts.onError ?? ((err: Error) => process.stderr.write(`gatehouse audit: ${err.message}\n`));
     this.report = report;
@@ -171,7 +186,7 @@ class SqliteAuditStore implements AuditStore {
         try {
           if (storeBytes(db) <= limits.maxStoreBytes) return;
           this.writer.flush();
-          pruneToSize(db, limits.maxStoreBytes);
+          pruneToSize(db, limits.maxStoreBytes, undefined, this.pruneChain());
         } catch (err) {
           report(new Error(`audit size cap failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
         }
@@ -187,7 +202,7 @@ class SqliteAuditStore implements AuditStore {
       const run = (): void => {
         try {
           this.writer.flush();
-          prune(db, retention);
+          prune(db, retention, undefined, this.pruneChain());
         } catch (err) {
           report(new Error(`audit retention failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
         }
@@ -214,6 +229,8 @@ class SqliteAuditStore implements AuditStore {
           journalDir: journalDir(file),
           journalRotateBytes: thread.journalRotateBytes,
           onError: report,
+          signingKeyPem: opts.signer?.privateKeyPem,
+          checkpointEvery: opts.checkpointEvery,
         });
       }
       report(new Error(`the audit writer thread's entry ${thread.entry} is missing (run npm run build); writing in the host's thread`));
@@ -243,7 +260,7 @@ class SqliteAuditStore implements AuditStore {
 
   private replayJournals(limits: AuditLimits, report: (err: Error) => void): number {
     try {
-      const n = recoverJournals(this.db, this.file, (commitHook) => new QueuedWriter(this.db, { limits, onError: report, commitHook }));
+      const n = recoverJournals(this.db, this.file, (commitHook) => new QueuedWriter(this.db, { limits, onError: report, commitHook, signer: this.signer, checkpointEvery: this.checkpointEvery }));
       if (n > 0) report(new Error(`recovered ${n} audit rows from the crash journal of a host that died`));
       return n;
     } catch (err) {
@@ -254,7 +271,7 @@ class SqliteAuditStore implements AuditStore {
 
   private closeCrashed(report: (err: Error) => void, selfAlive: boolean): void {
     try {
-      closeCrashedSessions(this.db, selfAlive);
+      closeCrashedSessions(this.db, selfAlive, this.signer);
     } catch (err) {
       report(new Error(`closing crashed sessions failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
     }
@@ -324,16 +341,36 @@ class SqliteAuditStore implements AuditStore {
 
   prune(opts: PruneOptions = DEFAULT_RETENTION): PruneResult {
     this.read();
-    return prune(this.db, opts);
+    return prune(this.db, opts, undefined, this.pruneChain());
+  }
+
+  /** The chainer that signs prune summaries (chain.ts PruneSummary). */
+  private pruneChain(): Chainer {
+    return new Chainer(this.db, this.signer);
   }
 
   recordTrustDecision(d: TrustDecision): void {
     if (this.closed) throw new Error(`audit store ${this.file} is closed`);
-    insertTrustDecision(this.db, d);
+    const chain = (this.trustChain ??= new Chainer(this.db, this.signer, 1));
+    this.db.transaction(() => {
+      chain.begin();
+      insertTrustDecision(this.db, d, (table, session, vals, write) => chain.stamp(table, session ?? INSTALL_CHAIN, vals, write));
+      chain.commit();
+    }).immediate();
   }
 
   queryTrustDecisions(filter?: TrustDecisionFilter): TrustDecisionRow[] {
     this.read();
     return selectTrustDecisions(this.db, filter);
+  }
+
+  verify(verifier: AuditVerifier | undefined, session?: string): VerifyReport {
+    this.read();
+    return verifyChains(loadStoreChains(this.db, session), verifier);
+  }
+
+  async exportBundle(file: string, session?: string): Promise<number> {
+    this.read();
+    return writeBundle(this.db, file, this.signer, session);
   }
 }

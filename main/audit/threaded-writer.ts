@@ -35,6 +35,9 @@ export interface WriterThreadData {
   flushIntervalMs?: number;
   limits: AuditLimits;
   journaled: boolean;
+  /** The audit signing key (audit-key.ts), PKCS#8 PEM: the thread signs the chain's checkpoints. */
+  signingKeyPem?: string;
+  checkpointEvery?: number;
 }
 
 export interface ThreadedWriterOptions {
@@ -51,6 +54,8 @@ export interface ThreadedWriterOptions {
   /** When a journal file is emptied for reuse (default 4 MiB; small in tests). */
   journalRotateBytes?: number;
   onError: (err: Error) => void;
+  signingKeyPem?: string;
+  checkpointEvery?: number;
   /** How long flush() waits for the thread; default 10 s. */
   flushTimeoutMs?: number;
 }
@@ -95,6 +100,8 @@ export class ThreadedWriter implements AuditWriter {
       maxQueuedRows: opts.maxQueuedRows,
       limits: opts.limits,
       journaled: this.journal !== undefined,
+      signingKeyPem: opts.signingKeyPem,
+      checkpointEvery: opts.checkpointEvery,
     };
     // The thread decodes batches and hands rows to SQLite: its objects live a batch long, so a
     // small young generation serves it (V8's default lets it grow to 48 MB of semi-spaces).

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { applyOp, decodeChunks } from './chunk-codec';
 import { QueuedWriter } from './writer';
 import { SLOT, type WriterThreadData } from './threaded-writer';
+import { signerFromPem } from './audit-key';
 
 const data = workerData as WriterThreadData;
 const port = parentPort;
@@ -32,6 +33,8 @@ const writer = new QueuedWriter(db, {
   flushIntervalMs: 1_000,
   maxRowsPerTick: Number.POSITIVE_INFINITY,
   limits: data.limits,
+  signer: data.signingKeyPem ? signerFromPem(data.signingKeyPem) : undefined,
+  checkpointEvery: data.checkpointEvery,
   onError: (err) => port.postMessage({ error: err.message }),
   commitHook: (drained) => {
     if (!drained || !data.journaled) return;

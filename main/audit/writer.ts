@@ -5,6 +5,8 @@ import type Database from 'better-sqlite3';
 import { messageJsonText } from '../protocol/json-text';
 import { Fifo } from './fifo';
 import { DEFAULT_AUDIT_LIMITS, FaultRate, storedMessageText, type AuditLimits } from './budget';
+import { Chainer, NO_STAMP, type Stamp } from './chain';
+import type { AuditSigner } from './audit-key';
 import type { StderrLine, TrafficEvent } from '../protocol/types';
 import type {
   AgentSessionStart,
@@ -56,6 +58,10 @@ export interface WriterOptions {
    * the writer thread records there which journal chunks are on disk (writer-thread.ts).
    */
   commitHook?: (drained: boolean) => void;
+  /** Signs the chain's checkpoints (chain.ts); without it rows are still chained, not signed. */
+  signer?: AuditSigner;
+  /** Rows between two signed checkpoints of a chain (default chain.ts DEFAULT_CHECKPOINT_EVERY). */
+  checkpointEvery?: number;
 }
 
 export const DEFAULT_MAX_QUEUED_ROWS = 200_000;
@@ -128,6 +134,8 @@ export class QueuedWriter implements AuditWriter {
   private trafficBytes = 0;
   private readonly writeBatch: (control: ControlOp[], stderr: StderrLine[], traffic: TrafficEvent[], gaps: Gap[]) => number;
   private readonly commitHook: ((drained: boolean) => void) | undefined;
+  private readonly chainSigner: AuditSigner | undefined;
+  private readonly checkpointEvery: number | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -140,6 +148,8 @@ export class QueuedWriter implements AuditWriter {
     this.limits = { ...DEFAULT_AUDIT_LIMITS, ...opts.limits };
     this.faultRate = new FaultRate(this.limits.faultsPerSecond);
     this.commitHook = opts.commitHook;
+    this.chainSigner = opts.signer;
+    this.checkpointEvery = opts.checkpointEvery;
     this.writeBatch = this.prepare();
   }
 
@@ -390,6 +400,7 @@ export class QueuedWriter implements AuditWriter {
 
   private prepare(): QueuedWriter['writeBatch'] {
     const db = this.db;
+    const chain = new Chainer(db, this.chainSigner, this.checkpointEvery);
     const st = {
       session: db.prepare(
         `INSERT INTO sessions (id, kind, profile, profile_file, workspace, host_pid, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -418,24 +429,27 @@ export class QueuedWriter implements AuditWriter {
       state: db.prepare(`INSERT INTO server_states (session, server, run, ts, state, reason) VALUES (?, ?, ?, ?, ?, ?)`),
       decision: db.prepare(
         `INSERT INTO decisions (ts, session, agent_session, exchange, tool, server, decision, outcome, reason, rule,
-           fingerprint, answered_by, scope, waited_ms, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           fingerprint, answered_by, scope, waited_ms, args, chain_n, prev_hash, row_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       message: db.prepare(
         `INSERT INTO messages (tap_seq, ts, session, agent_session, server, direction, kind, method, rpc_id, bytes,
-           message, fault, exchange, decision, tool, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           message, fault, exchange, decision, tool, latency_ms, chain_n, prev_hash, row_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       exchange: db.prepare(
         `INSERT INTO exchanges (id, ts, session, agent_session, kind, method, server, tool, advertised, parent, downstream_id,
            upstream_id, decision, decided_by, rule, answered_by, reason, outcome, error, decided_at, sent_at, answered_at,
-           latency_ms, request_bytes, response_bytes, agent_era, round)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (session, id) DO UPDATE SET agent_session = excluded.agent_session, server = excluded.server,
+           latency_ms, request_bytes, response_bytes, agent_era, round, chain_n, prev_hash, row_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session, id) DO UPDATE SET ts = excluded.ts, kind = excluded.kind, method = excluded.method,
+           parent = excluded.parent, downstream_id = excluded.downstream_id, agent_session = excluded.agent_session, server = excluded.server,
            tool = excluded.tool, advertised = excluded.advertised, upstream_id = excluded.upstream_id,
            decision = excluded.decision, decided_by = excluded.decided_by, rule = excluded.rule,
            answered_by = excluded.answered_by, reason = excluded.reason, outcome = excluded.outcome, error = excluded.error,
            decided_at = excluded.decided_at, sent_at = excluded.sent_at, answered_at = excluded.answered_at,
            latency_ms = excluded.latency_ms, request_bytes = excluded.request_bytes, response_bytes = excluded.response_bytes,
-           agent_era = excluded.agent_era, round = excluded.round`,
+           agent_era = excluded.agent_era, round = excluded.round, chain_n = excluded.chain_n, prev_hash = excluded.prev_hash,
+           row_hash = excluded.row_hash
+         WHERE exchanges.row_hash IS NULL`,
       ),
       stderr: db.prepare(`INSERT INTO stderr_lines (tap_seq, ts, session, server, run, line) VALUES (?, ?, ?, ?, ?, ?)`),
       gap: db.prepare(`INSERT INTO audit_gaps (ts, session, stream, dropped, first_ts, last_ts) VALUES (?, ?, ?, ?, ?, ?)`),
@@ -449,6 +463,7 @@ export class QueuedWriter implements AuditWriter {
           return;
         }
         case 'sessionEnd':
+          chain.ended(op.id);
           st.sessionEnd.run(op.at, s(op.reason), op.id);
           st.sessionEndRuns.run(op.at, op.id);
           st.sessionEndAgents.run(op.at, op.id);
@@ -479,16 +494,21 @@ export class QueuedWriter implements AuditWriter {
         case 'exchange': {
           const v = op.v;
           const id = (x: string | number | undefined) => (x === undefined ? null : String(x));
-          st.exchange.run(v.id, v.ts, v.session, s(v.agentSession), v.kind, v.method, s(v.server), s(v.tool), s(v.advertised),
+          const vals = [v.id, v.ts, v.session, s(v.agentSession), v.kind, v.method, s(v.server), s(v.tool), s(v.advertised),
             s(v.parent), id(v.downstreamId), id(v.upstreamId), s(v.decision), s(v.decidedBy), s(v.rule), s(v.answeredBy),
             s(v.reason), v.outcome, s(v.error), n(v.decidedAt), n(v.sentAt), n(v.answeredAt), n(v.latencyMs),
-            n(v.requestBytes), n(v.responseBytes), s(v.agentEra), n(v.round));
+            n(v.requestBytes), n(v.responseBytes), s(v.agentEra), n(v.round)];
+          // A call is chained once, when it ends; a chained row is never rewritten (the upsert's WHERE).
+          const write = (stamp: Stamp): boolean => st.exchange.run(...vals, ...stamp).changes > 0;
+          if (v.outcome === 'pending') write(NO_STAMP);
+          else chain.stamp('exchanges', v.session, vals, write);
           return;
         }
         case 'decision': {
           const v = op.v;
-          st.decision.run(op.at, v.session, s(v.agentSession), s(v.exchange), v.tool, s(v.server), v.decision, v.outcome,
-            s(v.reason), s(v.rule), s(v.fingerprint), s(v.answeredBy), s(v.scope), n(v.waitedMs), json(v.args));
+          const vals = [op.at, v.session, s(v.agentSession), s(v.exchange), v.tool, s(v.server), v.decision, v.outcome,
+            s(v.reason), s(v.rule), s(v.fingerprint), s(v.answeredBy), s(v.scope), n(v.waitedMs), json(v.args)];
+          chain.stamp('decisions', v.session, vals, (stamp) => st.decision.run(...vals, ...stamp).changes > 0);
           return;
         }
       }
@@ -496,12 +516,14 @@ export class QueuedWriter implements AuditWriter {
 
     const maxMessageBytes = this.limits.maxMessageBytes;
     const writeMessage = (ev: TrafficEvent): void => {
-      st.message.run(n(ev.seq), ev.ts, ev.session, s(ev.agentSession), s(ev.server), ev.direction, ev.kind, s(ev.method),
+      const vals = [n(ev.seq), ev.ts, ev.session, s(ev.agentSession), s(ev.server), ev.direction, ev.kind, s(ev.method),
         ev.id === undefined || ev.id === null ? null : String(ev.id), ev.bytes, storedMessageText(messageJson(ev), maxMessageBytes), s(ev.fault),
-        s(ev.exchange), s(ev.decision), s(ev.tool), n(ev.latencyMs));
+        s(ev.exchange), s(ev.decision), s(ev.tool), n(ev.latencyMs)];
+      chain.stamp('messages', ev.session, vals, (stamp) => st.message.run(...vals, ...stamp).changes > 0);
     };
 
     const tx = db.transaction((control: ControlOp[], stderr: StderrLine[], traffic: TrafficEvent[], gaps: Gap[]): number => {
+      chain.begin();
       let failed = 0;
       // A row-level error skips the row; anything else, or an error after which SQLite has
       // already rolled the transaction back, fails (and requeues) the batch. The row's
@@ -541,10 +563,13 @@ export class QueuedWriter implements AuditWriter {
           rowFailed(err, () => 'a queue-overflow record');
         }
       }
+      chain.commit();
       this.commitHook?.(this.queued() === 0);
       return failed;
     });
-    return (control, stderr, traffic, gaps) => tx(control, stderr, traffic, gaps);
+    // IMMEDIATE: the chain heads are read inside the batch, so the write lock is taken first
+    // (the host's trust decisions append to the same chains from another connection).
+    return (control, stderr, traffic, gaps) => tx.immediate(control, stderr, traffic, gaps);
   }
 }
 

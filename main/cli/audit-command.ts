@@ -7,7 +7,7 @@ import { dataDir } from '../paths';
 import { CALL_HEADER, formatCall, formatDecision, formatMessage, formatRun, formatSession, formatStderr, SESSION_HEADER, dateTime } from '../audit/format';
 import { parseTimeBound, MAX_LIMIT } from '../audit/queries';
 import { DEFAULT_RETENTION } from '../audit/retention';
-import { auditDbFile, openAuditStore, type AuditStore } from '../audit/store';
+import { auditDbFile, openAuditStore, type AuditStore, type OpenAuditStoreOptions } from '../audit/store';
 import type { AuditStream, CallFilter, DecisionFilter, MessageFilter, PruneOptions, StderrFilter } from '../audit/types';
 import type { TrafficDirection } from '../protocol/types';
 
@@ -21,6 +21,10 @@ const USAGE = `usage:
                         [--server X] [--since T] [--until T] [--text STR] [-n N] [--json]
   gatehouse audit export --jsonl [--out FILE] [filters as for query] [--stderr|--decisions]
   gatehouse audit prune [--max-age-days N] [--max-messages N] [--max-stderr-lines N] [--json]
+  gatehouse audit verify [--session S] [--json]          check the store's hash chains and signatures
+  gatehouse audit verify FILE [--key KEYID] [--json]      check an export bundle, without the store
+  gatehouse audit export --bundle FILE [--session S]      a signed bundle: rows, checkpoints, public key
+  gatehouse audit key [--json]                            this install's audit key id and public key
 common: --data-dir DIR (default: GATEHOUSE_DATA_DIR, else $XDG_STATE_HOME/gatehouse)
 times (--since/--until): epoch ms, ISO 8601, or a duration back from now (90s, 15m, 2h, 7d)
 directions: agent_to_gateway, gateway_to_agent, gateway_to_server, server_to_gateway
@@ -75,6 +79,9 @@ export async function run(argv: string[]): Promise<number> {
         return await calls(rest);
       case 'prune':
         return await pruneCmd(rest);
+      case 'verify':
+      case 'key':
+        return await (await import('./audit-proof')).runProof(sub, rest, USAGE);
       case undefined:
       case 'help':
       case '--help':
@@ -265,6 +272,7 @@ async function calls(argv: string[]): Promise<number> {
 }
 
 async function exportCmd(argv: string[]): Promise<number> {
+  if (argv.some((a) => a === '--bundle' || a.startsWith('--bundle='))) return (await import('./audit-proof')).runProof('export', argv, USAGE);
   const v = parse(argv, { ...filters, jsonl: { type: 'boolean' }, out: { type: 'string', short: 'o' }, limit: { type: 'string' } });
   if (v.help) return help();
   if (!v.jsonl) throw new UsageError('export needs --jsonl (JSON Lines is the one export format)');
@@ -317,7 +325,7 @@ async function pruneCmd(argv: string[]): Promise<number> {
       );
     }
     return 0;
-  });
+  }, (await import('./audit-proof')).pruneSigner(str(v, 'data-dir') ?? dataDir())); // what it removes from the chains leaves a signed summary
 }
 
 // ---------------------------------------------------------------- helpers
@@ -444,7 +452,7 @@ async function emit(text: string): Promise<void> {
   if (!process.stdout.write(text)) await once(process.stdout, 'drain');
 }
 
-async function withStore(v: Values, fn: (store: AuditStore) => Promise<number>): Promise<number> {
+async function withStore(v: Values, fn: (store: AuditStore) => Promise<number>, signer?: OpenAuditStoreOptions['signer']): Promise<number> {
   const dir = str(v, 'data-dir') ?? dataDir();
   const file = auditDbFile(dir);
   // Reading must not create an empty database (and a data dir) as a side effect.
@@ -453,6 +461,7 @@ async function withStore(v: Values, fn: (store: AuditStore) => Promise<number>):
   const store = openAuditStore({
     file,
     retention: false,
+    signer,
     onError: (err) => process.stderr.write(`gatehouse audit: ${err.message}\n`),
   });
   try {

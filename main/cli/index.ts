@@ -17,6 +17,7 @@ const commands: Record<string, Command> = {
   auth: { summary: 'auth login|logout|status --profile P --server S | check [--headless] URL   OAuth sign-in for remote servers', load: () => import('./auth-command') },
   secrets: { summary: 'secrets set|delete|list [NAME]   the values behind ${secret:NAME}, in the OS keychain', load: () => import('./secrets-command') },
   trust: { summary: 'trust list|diff|accept|reject --profile P [--server S] [--tool T] | export | import FILE   launch consent and tool pins', load: () => import('./trust-command') },
+  policy: { summary: 'policy test --profile P [--policy FILE] [--since 7d] [--json]   replay recorded calls through a changed policy', load: () => import('./policy-command') },
   tools: { summary: 'tools spec --profile P [--server S]   write MCP_TOOL_SPECIFICATION.md', load: () => import('./tools-command') },
   model: { summary: 'model export --profile P [--observed] [-o FILE]   a FIAM v0.2 model of the workspace', load: () => import('./model-command') },
   doctor: { summary: 'doctor [--json] [--fix [--apply]]   is this machine ready: sandbox, secret store, Electron, native modules', load: () => import('./doctor-command') },

@@ -3,6 +3,7 @@
 // broker, an upstream that can send a request), so it runs in a unit test with a fake upstream.
 // Every path through it closes its exchange with an outcome and, for a tool call, says who
 // decided; a decision event is emitted for the audit store and the window as before.
+import { shadowWords } from '../policy/replay';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -136,7 +137,10 @@ export class CallPipeline {
       fingerprint,
       args: redactedArgs,
     };
-    const decided = (decision: Verdict, decidedBy: Decider, outcome: DecisionEvent['outcome'], reason: string, more: { rule?: string; answeredBy?: string } = {}) => {
+    // A `shadow: true` rule's verdict goes on record (audit, Traffic), never to the agent.
+    let shadowNote = '';
+    const decided = (decision: Verdict, decidedBy: Decider, outcome: DecisionEvent['outcome'], why: string, more: { rule?: string; answeredBy?: string } = {}) => {
+      const reason = why + shadowNote;
       table.decide(ex, decision, decidedBy, { reason, ...more });
       this.ports.decided({ ...base, ts: Date.now(), decision, decidedBy, outcome, reason, ...more });
     };
@@ -158,6 +162,7 @@ export class CallPipeline {
     } catch (err) {
       verdict = { decision: 'DENY', reason: `policy error: ${(err as Error).message}` };
     }
+    if (verdict.shadow) shadowNote = ` [${shadowWords(verdict.shadow)}]`;
     if (verdict.decision === 'DENY') {
       decided('DENY', 'rule', 'denied', verdict.reason, { rule: verdict.rule });
       table.close(ex, 'denied');

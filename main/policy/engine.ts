@@ -133,6 +133,9 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
 
   function decide(call: PolicyCall): PolicyDecision {
     let at: string | undefined;
+    // A shadow rule that holds is noted, not obeyed: the rules after it decide.
+    let shadow: PolicyDecision['shadow'];
+    const withShadow = (d: PolicyDecision): PolicyDecision => (shadow ? { ...d, shadow } : d);
     try {
       if (call.tool === CAPABILITIES_TOOL) return { decision: 'ALLOW', reason: 'the capabilities tool is always allowed', rule: 'builtin' };
       for (const cr of rules) {
@@ -148,10 +151,11 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
             break;
           }
         }
-        if (holds) return ruleDecision(cr, call.tool);
+        if (holds && cr.rule.shadow) shadow ??= { decision: toVerdict(cr.rule.decision), rule: cr.path };
+        else if (holds) return withShadow(ruleDecision(cr, call.tool));
       }
       at = 'policy.default';
-      return defaultDecision();
+      return withShadow(defaultDecision());
     } catch (err) {
       return { decision: 'DENY', reason: oneLine(`policy error: ${errorText(err)}`, REASON_MAX), rule: at };
     }
@@ -174,7 +178,7 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
       const branches: Array<{ when: string; d: PolicyDecision }> = [];
       let terminal: PolicyDecision | undefined;
       for (const cr of rules) {
-        if (!staticMatch(cr, t.tool, t.server, t.annotations)) continue;
+        if (cr.rule.shadow || !staticMatch(cr, t.tool, t.server, t.annotations)) continue;
         const args = Object.entries(cr.rule.args ?? {});
         // A rule whose pattern cannot compile denies every call that reaches it (see decide()).
         for (const re of cr.patterns.values()) re();

@@ -30,6 +30,8 @@ export interface PolicyDecision {
   reason: string;
   /** Which part of the policy decided: `policy.rules[2]`, `policy.default`, `policy.sampling`, `builtin`. */
   rule?: string;
+  /** The first `shadow: true` rule the call matched before the deciding one: what it would have done. */
+  shadow?: { decision: Verdict; rule: string };
 }
 
 /**

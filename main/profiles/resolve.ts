@@ -9,9 +9,9 @@ import { EnvSecretProvider, type SecretProvider } from '../secrets/provider';
 import { expandString, type ExpandContext } from './expand';
 import type { LoadedProfile } from './loader';
 import { ProfileError, type ProfileIssue } from './profile-error';
-import type { LimitsRaw, SandboxRaw, ServerRaw } from './schema';
+import type { LimitsRaw, ProfileRaw, SandboxRaw, ServerRaw } from './schema';
 import { DEFAULT_LIMITS, type AgentSandboxSpec, type SandboxLimits, type SandboxNetwork, type SandboxSpec } from '../sandbox/types';
-import type { AgentSpec, PolicyRule, ResolvedProfile, RestartPolicy, ServerSpec, TelemetrySpec, WorkspaceSource } from './types';
+import type { AgentSpec, PolicyRule, PolicySpec, ResolvedProfile, RestartPolicy, ServerSpec, TelemetrySpec, WorkspaceSource } from './types';
 
 /** Env/header names whose values are treated as secret even when written literally. */
 const SENSITIVE_NAME = /^(authorization|proxy-authorization|cookie)$|token|secret|passw(or)?d|api[-_]?key|credential/i;
@@ -215,15 +215,6 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     throw new ProfileError(issues);
   }
 
-  const rules: PolicyRule[] = raw.policy.rules.map((r) => ({
-    match: typeof r.match === 'string' ? [r.match] : r.match,
-    ...(r.servers ? { servers: r.servers } : {}),
-    ...(r.annotations ? { annotations: r.annotations as Record<string, boolean> } : {}),
-    ...(r.args ? { args: r.args } : {}),
-    decision: r.decision,
-    ...(r.reason !== undefined ? { reason: r.reason } : {}),
-  }));
-
   return {
     name: loaded.name,
     ...(raw.description !== undefined ? { description: raw.description } : {}),
@@ -234,16 +225,25 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     toolSurface: raw.tool_surface,
     servers,
     aliases: raw.aliases,
-    policy: {
-      default: raw.policy.default,
-      rules,
-      approvalTimeoutS: raw.policy.approval_timeout_s,
-      sampling: raw.policy.sampling,
-    },
+    policy: policySpecOf(raw.policy),
     redactor,
     ...(agentSpec ? { agent: agentSpec } : {}),
     ...(telemetry ? { telemetry } : {}),
   };
+}
+
+/** A validated `policy:` block (schema.ts PolicySchema) as the engine takes it (also `gatehouse policy test --policy`). */
+export function policySpecOf(p: ProfileRaw['policy']): PolicySpec {
+  const rules: PolicyRule[] = p.rules.map((r) => ({
+    match: typeof r.match === 'string' ? [r.match] : r.match,
+    ...(r.servers ? { servers: r.servers } : {}),
+    ...(r.annotations ? { annotations: r.annotations as Record<string, boolean> } : {}),
+    ...(r.args ? { args: r.args } : {}),
+    decision: r.decision,
+    ...(r.reason !== undefined ? { reason: r.reason } : {}),
+    ...(r.shadow ? { shadow: true } : {}),
+  }));
+  return { default: p.default, rules, approvalTimeoutS: p.approval_timeout_s, sampling: p.sampling };
 }
 
 /**

@@ -255,9 +255,10 @@ export const PolicyRuleSchema = z.strictObject({
   args: z.record(z.string(), argConstraint).optional().describe('Conditions on call arguments, by argument name; all must hold.'),
   decision,
   reason: z.string().optional().describe('Shown to the agent on deny and to the person on approve.'),
+  shadow: z.boolean().optional().describe('Evaluated and recorded as "would have …" (audit, Traffic), never enforced: the next rule decides.'),
 });
 
-const policy = z
+export const PolicySchema = z
   .strictObject({
     default: decision.default('approve').describe('Decision for a call that no rule matches.'),
     rules: z.array(PolicyRuleSchema).default([]).describe('First matching rule decides.'),
@@ -331,7 +332,7 @@ export const ProfileSchema = z
       )
       .default({})
       .describe('Friendly name → canonical tool name.'),
-    policy: policy.prefault({}),
+    policy: PolicySchema.prefault({}),
     agent: agent.optional(),
     telemetry: telemetry.optional(),
   })

@@ -95,6 +95,8 @@ export interface PolicyRule {
   args?: Record<string, { inside_workspace?: boolean; pattern?: string; equals?: unknown }>;
   decision: Decision;
   reason?: string;
+  /** Evaluated and recorded as "would have …", never enforced (docs/gateway.md "Policy you can test"). */
+  shadow?: boolean;
 }
 
 export interface PolicySpec {

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 function exchange(i: number): Exchange {
-  return { id: `a#${i}`, kind: 'call', session: 'L', agentSession: 'a', method: 'tools/call', tool: 'files.read', server: 'files', receivedAt: Date.now() - 5, answeredAt: Date.now(), outcome: 'ok', decision: 'ALLOW', decidedBy: 'rule' };
+  return { id: `a#${i}`, legs: [], kind: 'call', session: 'L', agentSession: 'a', method: 'tools/call', tool: 'files.read', server: 'files', receivedAt: Date.now() - 5, answeredAt: Date.now(), outcome: 'ok', decision: 'ALLOW', decidedBy: 'rule' };
 }
 
 async function listen(server: http.Server | net.Server): Promise<number> {

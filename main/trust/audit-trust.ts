@@ -5,6 +5,11 @@
 import type Database from 'better-sqlite3';
 import type { TrustDecision } from './pin-store';
 
+/** [chain_n, prev_hash, row_hash] of the audit's hash chain (main/audit/chain.ts), or nulls. */
+type Stamp = [n: number | null, prev: string | null, hash: string | null];
+/** The audit store's chain (main/audit/chain.ts Chainer.stamp), handed down: trust sits below audit. */
+export type TrustChain = (table: 'trust_decisions', session: string | null, values: unknown[], write: (stamp: Stamp) => boolean) => void;
+
 /** Appended to main/audit/migrations.ts as the next version. */
 export const TRUST_DECISIONS_SQL = `
 CREATE TABLE trust_decisions (
@@ -37,24 +42,17 @@ export interface TrustDecisionFilter {
   limit?: number;
 }
 
-export function insertTrustDecision(db: Database.Database, d: TrustDecision): void {
-  db.prepare(
-    `INSERT INTO trust_decisions (ts, profile, server, tool, kind, action, by, old_hash, new_hash, changed, flags, session)
-     VALUES (@ts, @profile, @server, @tool, @kind, @action, @by, @oldHash, @newHash, @changed, @flags, @session)`,
-  ).run({
-    ts: d.ts,
-    profile: d.profile,
-    server: d.server ?? null,
-    tool: d.tool ?? null,
-    kind: d.kind,
-    action: d.action,
-    by: d.by,
-    oldHash: d.oldHash ?? null,
-    newHash: d.newHash ?? null,
-    changed: d.changed ?? null,
-    flags: d.flags?.length ? JSON.stringify(d.flags) : null,
-    session: d.session ?? null,
-  });
+export function insertTrustDecision(db: Database.Database, d: TrustDecision, chain?: TrustChain): void {
+  // The order of audit/chain.ts CHAINED_TABLES' trust_decisions columns.
+  const vals = [d.ts, d.profile, d.server ?? null, d.tool ?? null, d.kind, d.action, d.by, d.oldHash ?? null, d.newHash ?? null,
+    d.changed ?? null, d.flags?.length ? JSON.stringify(d.flags) : null, d.session ?? null];
+  const insert = db.prepare(
+    `INSERT INTO trust_decisions (ts, profile, server, tool, kind, action, by, old_hash, new_hash, changed, flags, session,
+       chain_n, prev_hash, row_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const write = (stamp: Stamp): boolean => insert.run(...vals, ...stamp).changes > 0;
+  if (chain) chain('trust_decisions', d.session ?? null, vals, write);
+  else write([null, null, null]);
 }
 
 /** Newest `limit` decisions (default 200), oldest first. */

@@ -38,6 +38,9 @@ export function applyExchangeInfo(host: RecordHost, row: TrafficRow, info: Excha
   row.newEra = newEraSides(info);
   if (info.decision) row.decision = info.decision;
   if (info.decidedBy) row.decidedBy = info.decidedBy;
+  // The gateway appends "[shadow policy.rules[N] would …]" to the reason (docs/gateway.md "Policy you can test").
+  const shadow = /\[(shadow policy\.rules\[\d+\] would [^\]]+)\]/.exec(info.reason ?? '');
+  if (shadow) row.shadow = shadow[1];
   row.outcome = info.outcome;
   if (info.tool && !row.tool) row.tool = info.tool;
   if (info.server && !row.server) {

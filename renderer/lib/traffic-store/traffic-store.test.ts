@@ -486,6 +486,10 @@ describe('TrafficStore and the host\'s exchanges', () => {
     s.applyExchanges([info({ id: 'ui#console-2', agentSession: 'ui', tool: 'files.move', decision: 'APPROVAL', decidedBy: 'person', answeredBy: 'alice', outcome: 'denied' })]);
     expect(s.size()).toBe(3);
     expect(rows(s)[2]).toMatchObject({ decidedBy: 'person', outcome: 'denied', status: 'error' });
+    expect(rows(s)[2]!.shadow).toBeUndefined();
+    // A shadow rule's verdict rides on the reason; the row carries it for its badge.
+    s.applyExchanges([info({ id: 'ui#console-1', agentSession: 'ui', tool: 'files.write_file', decision: 'DENY', decidedBy: 'rule', outcome: 'denied', reason: 'denied by policy.rules[1] [shadow policy.rules[0] would ask a person]' })]);
+    expect(rows(s)[1]!.shadow).toBe('shadow policy.rules[0] would ask a person');
     // Load older pages back from the tap's seq, never from a row of its own.
     expect(s.oldestSeq()).toBe(ping!.seq);
     // The footer's "last N of M" counts the tap's events: the two rows of its own are not among them.

@@ -44,6 +44,8 @@ export interface TrafficRow {
   /** From the call's exchange: who decided (rule, person, timeout, no_approver…) and how it ended. */
   decidedBy?: string;
   outcome?: string;
+  /** What a `shadow: true` rule would have done ("shadow policy.rules[0] would deny"): recorded, not enforced. */
+  shadow?: string;
   /**
    * A call none of whose messages is held (the Tool console, a legacy envelope, answered by the
    * gateway): the row stands for its exchange and `ev.message` is the exchange's record, not a

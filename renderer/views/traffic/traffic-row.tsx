@@ -133,6 +133,11 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
             {deciderLabel(row.decidedBy)}
           </span>
         ) : null}
+        {row.shadow ? (
+          <span className="traffic-badge traffic-shadow" title={`${row.shadow} (not enforced)`}>
+            shadow
+          </span>
+        ) : null}
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-status">
         {status ? <span className={`traffic-status traffic-status-${status}`}>{status}</span> : null}
