@@ -20,7 +20,7 @@ export const DeciderSchema = z.enum(['rule', 'person', 'timeout', 'no_approver',
 export const ExchangeOutcomeSchema = z.enum(['ok', 'error', 'denied', 'unavailable', 'timeout', 'cancelled', 'aborted']);
 /** A decision's outcome; `answered` / `declined`: a person answered a server's sampling or elicitation request (the inbox). */
 export const DecisionOutcomeSchema = z.enum(['allowed', 'denied', 'approved', 'timeout', 'no_approver', 'cancelled', 'unavailable', 'error', 'answered', 'declined']);
-export const ToolSurfaceSchema = z.enum(['friendly', 'canonical', 'both']);
+export const ToolSurfaceSchema = z.enum(['friendly', 'canonical', 'both', 'lazy']);
 export const DirectionSchema = z.enum(['agent_to_gateway', 'gateway_to_agent', 'gateway_to_server', 'server_to_gateway']);
 export const TrafficKindSchema = z.enum(['request', 'notification', 'response', 'error', 'fault']);
 

@@ -216,6 +216,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     workspaceSource,
     dataDir,
     toolSurface: raw.tool_surface,
+    ...(raw.always_listed.length > 0 ? { alwaysListed: raw.always_listed } : {}),
     servers,
     aliases: raw.aliases,
     policy: {

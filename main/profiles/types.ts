@@ -4,7 +4,7 @@
 import type { Redactor } from '../secrets/redactor';
 import type { AgentSandboxSpec, SandboxSpec } from '../sandbox/types';
 
-export type ToolSurface = 'friendly' | 'canonical' | 'both';
+export type ToolSurface = 'friendly' | 'canonical' | 'both' | 'lazy';
 export type Framing = 'auto' | 'line' | 'content-length';
 export type Decision = 'allow' | 'approve' | 'deny';
 export type TrustMode = 'pin' | 'accept-new' | 'off';
@@ -132,6 +132,8 @@ export interface ResolvedProfile {
   /** Absolute data directory (`${data}`). */
   dataDir: string;
   toolSurface: ToolSurface;
+  /** With the lazy surface: canonical names tools/list still lists in full (docs/gateway.md, "Lazy tool surface"). */
+  alwaysListed?: string[];
   servers: ServerSpec[];
   /** alias → canonical tool name (`search` → `files.search_files`). */
   aliases: Record<string, string>;
