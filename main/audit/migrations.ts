@@ -207,6 +207,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'audit journal', up: (db) => db.exec(JOURNAL_TABLE_SQL) },
   // MCP 2026-07-28 (docs/gateway.md "Two eras downstream"): the protocol version a call's agent spoke, and the input_required rounds of a held call.
   { version: 6, name: 'exchange era', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_era TEXT; ALTER TABLE exchanges ADD COLUMN round INTEGER') },
+  // Agents with names (docs/gateway.md "Agents with names"): the calling agent's name and version on each call.
+  { version: 7, name: 'exchange agent name', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_name TEXT; ALTER TABLE exchanges ADD COLUMN agent_version TEXT') },
 ];
 
 /** The schema version this build writes. */

@@ -427,15 +427,15 @@ export class QueuedWriter implements AuditWriter {
       exchange: db.prepare(
         `INSERT INTO exchanges (id, ts, session, agent_session, kind, method, server, tool, advertised, parent, downstream_id,
            upstream_id, decision, decided_by, rule, answered_by, reason, outcome, error, decided_at, sent_at, answered_at,
-           latency_ms, request_bytes, response_bytes, agent_era, round)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           latency_ms, request_bytes, response_bytes, agent_era, round, agent_name, agent_version)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (session, id) DO UPDATE SET agent_session = excluded.agent_session, server = excluded.server,
            tool = excluded.tool, advertised = excluded.advertised, upstream_id = excluded.upstream_id,
            decision = excluded.decision, decided_by = excluded.decided_by, rule = excluded.rule,
            answered_by = excluded.answered_by, reason = excluded.reason, outcome = excluded.outcome, error = excluded.error,
            decided_at = excluded.decided_at, sent_at = excluded.sent_at, answered_at = excluded.answered_at,
            latency_ms = excluded.latency_ms, request_bytes = excluded.request_bytes, response_bytes = excluded.response_bytes,
-           agent_era = excluded.agent_era, round = excluded.round`,
+           agent_era = excluded.agent_era, round = excluded.round, agent_name = excluded.agent_name, agent_version = excluded.agent_version`,
       ),
       stderr: db.prepare(`INSERT INTO stderr_lines (tap_seq, ts, session, server, run, line) VALUES (?, ?, ?, ?, ?, ?)`),
       gap: db.prepare(`INSERT INTO audit_gaps (ts, session, stream, dropped, first_ts, last_ts) VALUES (?, ?, ?, ?, ?, ?)`),
@@ -482,7 +482,7 @@ export class QueuedWriter implements AuditWriter {
           st.exchange.run(v.id, v.ts, v.session, s(v.agentSession), v.kind, v.method, s(v.server), s(v.tool), s(v.advertised),
             s(v.parent), id(v.downstreamId), id(v.upstreamId), s(v.decision), s(v.decidedBy), s(v.rule), s(v.answeredBy),
             s(v.reason), v.outcome, s(v.error), n(v.decidedAt), n(v.sentAt), n(v.answeredAt), n(v.latencyMs),
-            n(v.requestBytes), n(v.responseBytes), s(v.agentEra), n(v.round));
+            n(v.requestBytes), n(v.responseBytes), s(v.agentEra), n(v.round), s(v.agentName), s(v.agentVersion));
           return;
         }
         case 'decision': {

@@ -180,7 +180,7 @@ export class CallPipeline {
 
     let verdict: ReturnType<Policy['decide']>;
     try {
-      verdict = this.ports.policy.decide({ tool: target.canonical, server: target.server, annotations: target.tool.annotations, args });
+      verdict = this.ports.policy.decide({ tool: target.canonical, server: target.server, annotations: target.tool.annotations, args, ...(ex.agentName !== undefined ? { agent: ex.agentName } : {}) });
     } catch (err) {
       verdict = { decision: 'DENY', reason: `policy error: ${(err as Error).message}` };
     }
@@ -196,7 +196,15 @@ export class CallPipeline {
       // The verdict is known now; who decides is not, until the person (or the timeout) does.
       table.update(ex, { decision: 'APPROVAL', reason: verdict.reason, ...(verdict.rule !== undefined ? { rule: verdict.rule } : {}) });
       const answer = await this.ports.broker.request(
-        { ...base, annotations: target.tool.annotations, reason: verdict.reason, rule: verdict.rule, kind: 'tool' },
+        {
+          ...base,
+          ...(ex.agentName !== undefined ? { agentName: ex.agentName } : {}),
+          ...(ex.agentVersion !== undefined ? { agentVersion: ex.agentVersion } : {}),
+          annotations: target.tool.annotations,
+          reason: verdict.reason,
+          rule: verdict.rule,
+          kind: 'tool',
+        },
         { timeoutMs: this.ports.approvalTimeoutMs(), signal: table.signal(ex) },
       );
       answeredBy = answer.by;

@@ -202,6 +202,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
   const rules: PolicyRule[] = raw.policy.rules.map((r) => ({
     match: typeof r.match === 'string' ? [r.match] : r.match,
     ...(r.servers ? { servers: r.servers } : {}),
+    ...(r.agents ? { agents: r.agents } : {}),
     ...(r.annotations ? { annotations: r.annotations as Record<string, boolean> } : {}),
     ...(r.args ? { args: r.args } : {}),
     decision: r.decision,

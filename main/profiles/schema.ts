@@ -243,6 +243,11 @@ export const PolicyRuleSchema = z.strictObject({
     .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
     .describe('Glob(s) over canonical tool names, e.g. files.read_* or *.delete_*.'),
   servers: z.array(z.string()).optional().describe('Only tools of these server ids.'),
+  agents: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe("Only calls of these agents: a per-agent token's name (gatehouse connect --agent NAME), else the name the agent declares in clientInfo."),
   annotations: z
     .strictObject({
       readOnlyHint: z.boolean().optional(),

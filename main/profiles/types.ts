@@ -89,6 +89,8 @@ export interface PolicyRule {
   match: string[];
   /** Restrict the rule to these server ids. */
   servers?: string[];
+  /** Restrict the rule to calls of these agents (their per-agent token's name, else clientInfo name). */
+  agents?: string[];
   /** Tool annotation conditions, e.g. { readOnlyHint: true }. All must hold. */
   annotations?: Record<string, boolean>;
   /** Argument constraints: argument name → constraint. */
