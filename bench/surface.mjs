@@ -64,6 +64,24 @@ function cost(wire, from) {
   return { bytes: Buffer.byteLength(text), tokens: countTokens(text) };
 }
 
+/**
+ * Waits until every server is up: the capabilities report (on both surfaces) lists the same
+ * number of tools, none of them on a server still starting, three polls in a row. Measuring
+ * before that undercounts the full list (a 15-server launch on a loaded machine takes a while).
+ */
+async function settle(client) {
+  let last = -1;
+  let same = 0;
+  for (let i = 0; i < 150 && same < 3; i++) {
+    const res = await client.callTool({ name: 'gatehouse_capabilities', arguments: {} }, undefined, { timeout: 300_000 });
+    const states = res.structuredContent?.tool_states ?? [];
+    const down = states.some((t) => t.reason_code === 'server_unavailable');
+    same = !down && states.length === last ? same + 1 : 0;
+    last = states.length;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 async function measure(n, surface) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gh-surface-'));
   try {
@@ -73,8 +91,9 @@ async function measure(n, surface) {
     if (trust.status !== 0) throw new Error(`trust accept: ${trust.stderr}`);
     const { client, wire } = await connect(file, dataDir, surface);
     try {
+      await settle(client);
       let at = wire.length;
-      const { tools } = await client.listTools();
+      const { tools } = await client.listTools(undefined, { timeout: 300_000 });
       const list = cost(wire, at);
       at = wire.length;
       // The typical round: find the tool that adds two numbers, then call it.
