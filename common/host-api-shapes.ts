@@ -20,7 +20,7 @@ export const DeciderSchema = z.enum(['rule', 'person', 'timeout', 'no_approver',
 export const ExchangeOutcomeSchema = z.enum(['ok', 'error', 'denied', 'unavailable', 'timeout', 'cancelled', 'aborted']);
 /** A decision's outcome; `answered` / `declined`: a person answered a server's sampling or elicitation request (the inbox). */
 export const DecisionOutcomeSchema = z.enum(['allowed', 'denied', 'approved', 'timeout', 'no_approver', 'cancelled', 'unavailable', 'error', 'answered', 'declined']);
-export const ToolSurfaceSchema = z.enum(['friendly', 'canonical', 'both']);
+export const ToolSurfaceSchema = z.enum(['friendly', 'canonical', 'both', 'lazy']);
 export const DirectionSchema = z.enum(['agent_to_gateway', 'gateway_to_agent', 'gateway_to_server', 'server_to_gateway']);
 export const TrafficKindSchema = z.enum(['request', 'notification', 'response', 'error', 'fault']);
 
@@ -183,6 +183,9 @@ export const ExchangeSchema = z.object({
   ts: z.number(),
   session: z.string(),
   agentSession: z.string().optional(),
+  /** The agent's name (its per-agent token's, else its clientInfo name) and clientInfo version. */
+  agentName: z.string().optional(),
+  agentVersion: z.string().optional(),
   kind: z.enum(['call', 'server_request']),
   method: z.string(),
   server: z.string().optional(),
@@ -270,6 +273,8 @@ export const PendingApprovalSchema = z.object({
   id: z.string(),
   session: z.string(),
   agentSession: z.string().optional(),
+  agentName: z.string().optional(),
+  agentVersion: z.string().optional(),
   exchange: z.string().optional(),
   kind: z.enum(['tool', 'sampling', 'elicitation']).optional(),
   tool: z.string(),
@@ -286,6 +291,32 @@ export const PendingApprovalSchema = z.object({
   /** Canonical name of the tool call that caused a sampling / elicitation request. */
   triggerTool: z.string().optional(),
 });
+
+/**
+ * A remembered "allow for this session" grant (main/approvals/session-grants.ts): the exact
+ * action (same arguments), the whole tool, or the tool narrowed to one argument's pattern.
+ */
+export const SessionGrantSchema = z.object({
+  id: z.string(),
+  session: z.string(),
+  agentSession: z.string().optional(),
+  grant: z.enum(['action', 'tool', 'pattern']),
+  /** The approval's kind (tool, sampling, elicitation): a grant answers only its own kind. */
+  approvalKind: z.string(),
+  tool: z.string(),
+  by: z.string(),
+  createdAt: z.number(),
+  /** For an action grant: the (redacted) arguments it was given for. */
+  args: z.unknown().optional(),
+  /** For a pattern grant: the argument and the regular expression its whole value must match. */
+  arg: z.string().optional(),
+  pattern: z.string().optional(),
+});
+
+export type SessionGrant = z.infer<typeof SessionGrantSchema>;
+
+/** How a person narrows "allow this tool for the session": one argument's value must match the pattern. */
+export const GrantNarrowSchema = z.object({ arg: z.string().min(1).max(200), pattern: z.string().min(1).max(500) }).strict();
 
 export const ApprovalOutcomeSchema = z.object({
   approved: z.boolean(),

@@ -17,6 +17,8 @@ import {
   ExchangeSchema,
   StderrLineSchema,
   ApprovalChoiceSchema,
+  GrantNarrowSchema,
+  SessionGrantSchema,
   ApprovalAnswerContentSchema,
   InboxNoticeSchema,
   PendingApprovalSchema,
@@ -127,10 +129,15 @@ export const commands = {
         note: z.string().max(500).optional(),
         /** With accept: elicitation field values, or a sampling reply `{text}`. */
         content: ApprovalAnswerContentSchema.optional(),
+        /** With allow_tool_session: only calls whose `arg` matches `pattern` (the whole value). */
+        narrow: GrantNarrowSchema.optional(),
       })
       .strict(),
     output: z.object({ ok: z.boolean() }),
   },
+  /** "Allow for this session" grants of every launch (main/approvals/session-grants.ts). */
+  'grants:list': { input: Empty, output: z.array(SessionGrantSchema) },
+  'grants:revoke': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ revoked: z.boolean() }) },
   'tools:list': { input: LaunchRef, output: z.array(AdvertisedToolSchema) },
   /** Call a tool through the gateway as the UI's own agent session (policy and approvals apply). */
   'tools:call': {

@@ -28,6 +28,7 @@ import { Gateway, type DecisionEvent } from './gateway/gateway';
 import { exchangeRecord, type Exchange } from './gateway/exchanges';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
 import { portTaken, rememberedPort, rememberedToken, rememberPort } from './gateway/remembered-endpoint';
+import { agentTokenLookup, agentTokens, mintAgentToken } from './gateway/agent-tokens';
 import { appRoot, auditWriterEntry, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
 import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from './agents/terminal-manager';
@@ -326,6 +327,11 @@ export class Host extends EventEmitter<HostEvents> {
     return launch;
   }
 
+  /** A per-agent gateway token for this profile (`gatehouse connect --agent NAME`; agent-tokens.ts). */
+  mintAgentToken(profileFile: string, name: string): string {
+    return mintAgentToken(this.auth.store, profileFile, name);
+  }
+
   /** The profile's remembered token; a fresh one when the secret store cannot be opened. */
   private keptToken(profileFile: string): string {
     try {
@@ -340,7 +346,7 @@ export class Host extends EventEmitter<HostEvents> {
   private async listen(launch: Launch, port: number, remember: boolean): Promise<HttpEndpoint> {
     const { profile, gateway } = launch;
     const start = (p: number) =>
-      startHttpEndpoint({ gateway, tap: this.tap, redactor: profile.redactor, port: p, token: launch.token!, limits: httpLimitsFromEnv(this.env) });
+      startHttpEndpoint({ gateway, tap: this.tap, redactor: profile.redactor, port: p, token: launch.token!, limits: httpLimitsFromEnv(this.env), agentToken: agentTokenLookup(() => agentTokens(this.auth.store, profile.file)) });
     const kept = remember ? rememberedPort(this.dataDir, profile.file) : undefined;
     let endpoint: HttpEndpoint;
     if (kept === undefined) endpoint = await start(port);

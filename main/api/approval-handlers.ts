@@ -2,6 +2,7 @@
 // approval word for a tool call, accept/decline with content for sampling and elicitation).
 import type { PendingApproval } from '../approvals/broker';
 import { acceptAnswer, questionChoice } from '../approvals/questions';
+import { compileGrantPattern } from '../approvals/session-grants';
 import type { ApiContext } from './api-context';
 import { HostApiError, type Handlers } from './errors';
 import { pendingApproval } from './shapes';
@@ -12,8 +13,26 @@ export function approvalHandlers(ctx: ApiContext) {
     'approvals:list': () => host.broker.pending().map(pendingApproval),
     'approvals:answer': (input) => {
       checkAnswer(host.broker.get(input.id), input);
-      return { ok: host.broker.answer(input.id, { choice: input.choice, by: 'ui', ...(input.note ? { note: input.note } : {}), ...(input.content !== undefined ? { content: input.content } : {}) }) };
+      if (input.narrow !== undefined && input.choice !== 'allow_tool_session') throw new HostApiError(`narrow goes only with allow_tool_session, got '${input.choice}'`);
+      if (input.narrow !== undefined) {
+        try {
+          compileGrantPattern(input.narrow.pattern);
+        } catch (err) {
+          throw new HostApiError(`narrow.pattern is not a valid regular expression: ${(err as Error).message}`);
+        }
+      }
+      return {
+        ok: host.broker.answer(input.id, {
+          choice: input.choice,
+          by: 'ui',
+          ...(input.note ? { note: input.note } : {}),
+          ...(input.content !== undefined ? { content: input.content } : {}),
+          ...(input.narrow !== undefined ? { narrow: input.narrow } : {}),
+        }),
+      };
     },
+    'grants:list': () => host.broker.listGrants(),
+    'grants:revoke': (input) => ({ revoked: host.broker.revokeGrant(input.id) !== undefined }),
   } satisfies Partial<Handlers>;
 }
 

@@ -282,6 +282,29 @@ describe('events', () => {
     expect(api.violations()).toEqual([]);
   });
 
+  it('a session grant narrowed to a pattern is listed by grants:list and revoked by grants:revoke (the next call asks again)', async () => {
+    const win = recorder(api);
+    const write = (file: string) => api.handle('tools:call', { launchId: launch.id, name: 'write_file', arguments: { file_path: file, content: 'g\n' } }) as Promise<CommandOutput<'tools:call'>>;
+    const first = write('g-one.txt');
+    const req = await waitFor(() => win.of('approval:requested')[0], 'the approval request');
+    await expect(api.handle('approvals:answer', { id: req.request.id, choice: 'allow_once', narrow: { arg: 'file_path', pattern: 'g-.*' } })).rejects.toThrow(/narrow goes only with allow_tool_session/);
+    await expect(api.handle('approvals:answer', { id: req.request.id, choice: 'allow_tool_session', narrow: { arg: 'file_path', pattern: '(' } })).rejects.toThrow(/not a valid regular expression/);
+    expect(await api.handle('approvals:answer', { id: req.request.id, choice: 'allow_tool_session', narrow: { arg: 'file_path', pattern: 'g-.*' } })).toEqual({ ok: true });
+    await first;
+    expect((await write('g-two.txt')).result?.isError).not.toBe(true);
+    expect(win.of('approval:requested')).toHaveLength(2); // the second was answered by the grant, at once
+    const grants = (await api.handle('grants:list', {})) as CommandOutput<'grants:list'>;
+    expect(grants).toMatchObject([{ grant: 'pattern', tool: 'fs.write', arg: 'file_path', pattern: 'g-.*', by: 'ui', agentSession: 'ui-web' }]);
+    expect(await api.handle('grants:revoke', { id: grants[0]!.id })).toEqual({ revoked: true });
+    expect(await api.handle('grants:list', {})).toEqual([]);
+    expect(await api.handle('grants:revoke', { id: grants[0]!.id })).toEqual({ revoked: false });
+    const third = write('g-three.txt');
+    const again = await waitFor(() => win.of('approval:requested').find((r) => (r.request.args as { file_path?: string }).file_path === 'g-three.txt' && win.of('approval:resolved').every((x) => x.request.id !== r.request.id)), 'a person asked again');
+    await api.handle('approvals:answer', { id: again.request.id, choice: 'deny' });
+    expect((await third).result?.isError).toBe(true);
+    win.off();
+  });
+
   it('profiles:stop ends the launch and tells the windows', async () => {
     const other = (await api.handle('profiles:launch', { ref: profileFile, toolSurface: 'canonical' })) as Launched;
     expect(other.toolSurface).toBe('canonical');

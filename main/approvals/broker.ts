@@ -5,6 +5,7 @@
 // checked first, so a person is asked once per action (or per tool) and session, not per call.
 // Every request and every outcome is emitted as an event: the host audits them from there.
 import { randomBytes } from 'node:crypto';
+import { SessionGrants, compileGrantPattern, type SessionGrant } from './session-grants';
 import { actionFingerprint } from '../policy/fingerprint';
 import type { ToolAnnotations } from '../policy/types';
 import { InboxNotices } from './inbox-notices';
@@ -17,6 +18,9 @@ export interface ApprovalRequest {
   session: string;
   /** Downstream agent session; grants are scoped to it (or to the launch session without one). */
   agentSession?: string;
+  /** The calling agent's name and version (per-agent token, else clientInfo), as the window shows them. */
+  agentName?: string;
+  agentVersion?: string;
   /** Traffic exchange id, for correlation in the UI and audit. */
   exchange?: string;
   /** Canonical tool name (for sampling, whatever name the gateway records, e.g. `files.sampling`). */
@@ -77,6 +81,8 @@ export interface ApprovalAnswer {
    * `{text}`, the assistant's reply. See questions.ts.
    */
   content?: unknown;
+  /** With allow_tool_session: the grant covers only calls whose `arg` matches `pattern` (session-grants.ts). */
+  narrow?: { arg: string; pattern: string };
 }
 
 /** A question for a person: the kind says how it is answered, `question` what is asked. */
@@ -120,12 +126,6 @@ interface AskState {
   result?: Record<string, unknown>;
 }
 
-interface Grants {
-  /** fingerprint → who granted it */
-  actions: Map<string, string>;
-  /** kind + canonical tool → who granted it */
-  tools: Map<string, string>;
-}
 
 export interface ApprovalBrokerOptions {
   /** Clock, for tests and for replayed sessions. Defaults to Date.now. */
@@ -140,7 +140,7 @@ export class ApprovalBroker {
   /** One-line inbox notices beside the cards (e.g. what the approvals relay refused). */
   readonly notices = new InboxNotices();
   private readonly queue = new Map<string, Entry>(); // insertion order = request order
-  private readonly grants = new Map<string, Grants>(); // grant scope → grants
+  private readonly grants: SessionGrants;
   private readonly listeners = new Set<(e: ApprovalEvent) => void>();
   private readonly attached = new Set<Approver>();
   private readonly approverListeners = new Set<(count: number) => void>();
@@ -150,6 +150,7 @@ export class ApprovalBroker {
 
   constructor(options: ApprovalBrokerOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.grants = new SessionGrants(() => this.now());
     this.onListenerError = options.onListenerError ?? (() => {});
     this.noApproverReason = options.noApproverReason ?? NO_APPROVER_REASON;
   }
@@ -271,13 +272,26 @@ export class ApprovalBroker {
       case 'allow_session': {
         const ok = this.settle(id, { approved: true, how: 'session', by, reason: `allowed for this session (same arguments) by ${by}${note}` });
         // Without a fingerprint there is nothing safe to remember: it stays a one-off.
-        if (request.fingerprint !== undefined) this.bucket(entry.grantScope).actions.set(request.fingerprint, by);
+        if (request.fingerprint !== undefined) {
+          this.grants.add(entry.grantScope, { grant: 'action', approvalKind: request.kind, tool: request.tool, by, fingerprint: request.fingerprint, args: request.args });
+        }
         this.settleGranted(entry.grantScope);
         return ok;
       }
       case 'allow_tool_session': {
-        const ok = this.settle(id, { approved: true, how: 'tool_session', by, reason: `${request.tool} allowed for this session by ${by}${note}` });
-        this.bucket(entry.grantScope).tools.set(toolKey(request), by);
+        const narrow = answer.narrow;
+        if (narrow !== undefined) {
+          // A narrowed grant must compile and must cover the call being answered, else it is refused (nothing is granted).
+          if (typeof narrow.arg !== 'string' || typeof narrow.pattern !== 'string') return false;
+          try {
+            if (!compileGrantPattern(narrow.pattern).test(String((request.args as Record<string, unknown> | undefined)?.[narrow.arg] ?? '\0'))) return false;
+          } catch {
+            return false;
+          }
+        }
+        const what = narrow ? `${request.tool} with ${narrow.arg} matching ${narrow.pattern}` : request.tool;
+        const ok = this.settle(id, { approved: true, how: 'tool_session', by, reason: `${what} allowed for this session by ${by}${note}` });
+        this.grants.add(entry.grantScope, { grant: narrow ? 'pattern' : 'tool', approvalKind: request.kind, tool: request.tool, by, ...(narrow ? { arg: narrow.arg, pattern: narrow.pattern } : {}) });
         this.settleGranted(entry.grantScope);
         return ok;
       }
@@ -293,7 +307,17 @@ export class ApprovalBroker {
   grantFor(req: ApprovalRequest): ApprovalOutcome | undefined {
     const { kind = 'tool', tool } = req;
     const fingerprint = req.fingerprint ?? tryFingerprint(req.tool, req.args);
-    return this.findGrant(scopeKey(req.session, req.agentSession), { kind, tool, fingerprint });
+    return this.findGrant(scopeKey(req.session, req.agentSession), { kind, tool, fingerprint, args: req.args });
+  }
+
+  /** Every remembered session grant, oldest first (the window's "Session grants", the host API). */
+  listGrants(): SessionGrant[] {
+    return this.grants.list();
+  }
+
+  /** Forget one grant; later calls it covered ask again. Undefined when there is no such grant. */
+  revokeGrant(id: string): SessionGrant | undefined {
+    return this.grants.revoke(id);
   }
 
   /**
@@ -304,23 +328,23 @@ export class ApprovalBroker {
   remember(req: ApprovalRequest, how: 'session' | 'tool_session', by: string): void {
     const { kind = 'tool', tool } = req;
     const scope = scopeKey(req.session, req.agentSession);
-    if (how === 'tool_session') this.bucket(scope).tools.set(toolKey({ kind, tool }), by);
+    if (how === 'tool_session') this.grants.add(scope, { grant: 'tool', approvalKind: kind, tool, by });
     else {
       const fingerprint = req.fingerprint ?? tryFingerprint(req.tool, req.args);
       if (fingerprint === undefined) return;
-      this.bucket(scope).actions.set(fingerprint, by);
+      this.grants.add(scope, { grant: 'action', approvalKind: kind, tool, by, fingerprint, args: req.args });
     }
     this.settleGranted(scope);
   }
 
   /** Forget the grants of one agent session (it ended, or a person revoked them). */
   clearSession(agentSession: string): void {
-    for (const key of [...this.grants.keys()]) if (key.split('\0')[1] === agentSession) this.grants.delete(key);
+    this.grants.clear((_s, a) => a === agentSession);
   }
 
   /** Forget every grant made under a launch session (the profile stopped). */
   clearLaunch(session: string): void {
-    for (const key of [...this.grants.keys()]) if (key.split('\0')[0] === session) this.grants.delete(key);
+    this.grants.clear((s) => s === session);
   }
 
   onEvent(fn: (e: ApprovalEvent) => void): () => void {
@@ -411,20 +435,10 @@ export class ApprovalBroker {
     }
   }
 
-  private findGrant(scope: string, request: Pick<PendingApproval, 'kind' | 'tool' | 'fingerprint'>): ApprovalOutcome | undefined {
-    const grants = this.grants.get(scope);
-    if (!grants) return undefined;
-    const byTool = grants.tools.get(toolKey(request));
-    if (byTool !== undefined) return { approved: true, how: 'grant', by: byTool, reason: `${request.tool} was allowed for this session by ${byTool}` };
-    const byAction = request.fingerprint !== undefined ? grants.actions.get(request.fingerprint) : undefined;
-    if (byAction !== undefined) return { approved: true, how: 'grant', by: byAction, reason: `this action was allowed for this session by ${byAction}` };
-    return undefined;
-  }
-
-  private bucket(scope: string): Grants {
-    let g = this.grants.get(scope);
-    if (!g) this.grants.set(scope, (g = { actions: new Map(), tools: new Map() }));
-    return g;
+  private findGrant(scope: string, request: Pick<PendingApproval, 'kind' | 'tool' | 'fingerprint' | 'args'>): ApprovalOutcome | undefined {
+    // Kind is part of the match, so allowing a tool never also allows, say, sampling under that name.
+    const match = this.grants.find(scope, request);
+    return match ? { approved: true, how: 'grant', by: match.by, reason: match.reason } : undefined;
   }
 
   private emit(e: ApprovalEvent): void {
@@ -442,11 +456,6 @@ export class ApprovalBroker {
 
 function scopeKey(session: string, agentSession: string | undefined): string {
   return `${session}\0${agentSession ?? ''}`;
-}
-
-function toolKey(r: { kind: ApprovalKind; tool: string }): string {
-  // Kind is part of the key so allowing a tool never also allows, say, sampling under that name.
-  return `${r.kind}\0${r.tool}`;
 }
 
 function tryFingerprint(tool: string, args: unknown): string | undefined {

@@ -31,7 +31,7 @@ export const CHAINED_TABLES: readonly ChainedTable[] = [
   { table: 'messages', chain: 'session', appendOnly: true, columns: ['tap_seq', 'ts', 'session', 'agent_session', 'server', 'direction', 'kind', 'method', 'rpc_id', 'bytes', 'message', 'fault', 'exchange', 'decision', 'tool', 'latency_ms'] },
   { table: 'decisions', chain: 'session', appendOnly: true, columns: ['ts', 'session', 'agent_session', 'exchange', 'tool', 'server', 'decision', 'outcome', 'reason', 'rule', 'fingerprint', 'answered_by', 'scope', 'waited_ms', 'args'] },
   // A call is stamped once, when it ends: its pending row is rewritten, its final row never is.
-  { table: 'exchanges', chain: 'session', appendOnly: false, unchained: `outcome = 'pending'`, columns: ['id', 'ts', 'session', 'agent_session', 'kind', 'method', 'server', 'tool', 'advertised', 'parent', 'downstream_id', 'upstream_id', 'decision', 'decided_by', 'rule', 'answered_by', 'reason', 'outcome', 'error', 'decided_at', 'sent_at', 'answered_at', 'latency_ms', 'request_bytes', 'response_bytes', 'agent_era', 'round'] },
+  { table: 'exchanges', chain: 'session', appendOnly: false, unchained: `outcome = 'pending'`, columns: ['id', 'ts', 'session', 'agent_session', 'kind', 'method', 'server', 'tool', 'advertised', 'parent', 'downstream_id', 'upstream_id', 'decision', 'decided_by', 'rule', 'answered_by', 'reason', 'outcome', 'error', 'decided_at', 'sent_at', 'answered_at', 'latency_ms', 'request_bytes', 'response_bytes', 'agent_era', 'round', 'agent_name', 'agent_version'] },
   { table: 'trust_decisions', chain: `coalesce(session, '${INSTALL_CHAIN}')`, appendOnly: true, columns: ['ts', 'profile', 'server', 'tool', 'kind', 'action', 'by', 'old_hash', 'new_hash', 'changed', 'flags', 'session'] },
 ];
 

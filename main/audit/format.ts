@@ -83,7 +83,8 @@ export const CALL_HEADER = `${'TIME'.padEnd(12)}  ${'AGENT'.padEnd(8)}  ${'TOOL'
 export function formatCall(c: CallRow): string {
   const cols = [
     clockTime(c.ts),
-    (c.agentSession ? shortId(c.agentSession) : '-').padEnd(8),
+    // The agent by name (its per-agent token's, else clientInfo's), else by its session's id prefix.
+    (c.agentName ?? (c.agentSession ? shortId(c.agentSession) : '-')).padEnd(8),
     (c.tool ?? c.advertised ?? c.method).padEnd(28),
     (c.decision ?? '-').padEnd(8),
     (c.decidedBy ?? '-').padEnd(11),

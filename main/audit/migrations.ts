@@ -210,6 +210,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'exchange era', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_era TEXT; ALTER TABLE exchanges ADD COLUMN round INTEGER') },
   // The tamper-evident audit (chain.ts, docs/gateway.md "Tamper-evident audit"): chain columns, heads, signed checkpoints.
   { version: 7, name: 'audit chain', up: (db) => chainMigration(db) },
+  // Agents with names (docs/gateway.md "Agents with names"): the calling agent's name and version on each call.
+  { version: 8, name: 'exchange agent name', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_name TEXT; ALTER TABLE exchanges ADD COLUMN agent_version TEXT') },
 ];
 
 /** The schema version this build writes. */

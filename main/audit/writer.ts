@@ -438,8 +438,8 @@ export class QueuedWriter implements AuditWriter {
       exchange: db.prepare(
         `INSERT INTO exchanges (id, ts, session, agent_session, kind, method, server, tool, advertised, parent, downstream_id,
            upstream_id, decision, decided_by, rule, answered_by, reason, outcome, error, decided_at, sent_at, answered_at,
-           latency_ms, request_bytes, response_bytes, agent_era, round, chain_n, prev_hash, row_hash)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           latency_ms, request_bytes, response_bytes, agent_era, round, agent_name, agent_version, chain_n, prev_hash, row_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (session, id) DO UPDATE SET ts = excluded.ts, kind = excluded.kind, method = excluded.method,
            parent = excluded.parent, downstream_id = excluded.downstream_id, agent_session = excluded.agent_session, server = excluded.server,
            tool = excluded.tool, advertised = excluded.advertised, upstream_id = excluded.upstream_id,
@@ -447,8 +447,8 @@ export class QueuedWriter implements AuditWriter {
            answered_by = excluded.answered_by, reason = excluded.reason, outcome = excluded.outcome, error = excluded.error,
            decided_at = excluded.decided_at, sent_at = excluded.sent_at, answered_at = excluded.answered_at,
            latency_ms = excluded.latency_ms, request_bytes = excluded.request_bytes, response_bytes = excluded.response_bytes,
-           agent_era = excluded.agent_era, round = excluded.round, chain_n = excluded.chain_n, prev_hash = excluded.prev_hash,
-           row_hash = excluded.row_hash
+           agent_era = excluded.agent_era, round = excluded.round, agent_name = excluded.agent_name, agent_version = excluded.agent_version,
+           chain_n = excluded.chain_n, prev_hash = excluded.prev_hash, row_hash = excluded.row_hash
          WHERE exchanges.row_hash IS NULL`,
       ),
       stderr: db.prepare(`INSERT INTO stderr_lines (tap_seq, ts, session, server, run, line) VALUES (?, ?, ?, ?, ?, ?)`),
@@ -497,7 +497,7 @@ export class QueuedWriter implements AuditWriter {
           const vals = [v.id, v.ts, v.session, s(v.agentSession), v.kind, v.method, s(v.server), s(v.tool), s(v.advertised),
             s(v.parent), id(v.downstreamId), id(v.upstreamId), s(v.decision), s(v.decidedBy), s(v.rule), s(v.answeredBy),
             s(v.reason), v.outcome, s(v.error), n(v.decidedAt), n(v.sentAt), n(v.answeredAt), n(v.latencyMs),
-            n(v.requestBytes), n(v.responseBytes), s(v.agentEra), n(v.round)];
+            n(v.requestBytes), n(v.responseBytes), s(v.agentEra), n(v.round), s(v.agentName), s(v.agentVersion)];
           // A call is chained once, when it ends; a chained row is never rewritten (the upsert's WHERE).
           const write = (stamp: Stamp): boolean => st.exchange.run(...vals, ...stamp).changes > 0;
           if (v.outcome === 'pending') write(NO_STAMP);

@@ -82,8 +82,8 @@ export function parsePort(command: string, flag: string, value: string): number 
 
 export function parseSurface(command: string, value: string | undefined): ToolSurface | undefined | UsageExit {
   if (value === undefined) return undefined;
-  if (value === 'friendly' || value === 'canonical' || value === 'both') return value;
-  process.stderr.write(`gatehouse ${command}: --tool-surface must be friendly, canonical or both, got '${value}'\n`);
+  if (value === 'friendly' || value === 'canonical' || value === 'both' || value === 'lazy') return value;
+  process.stderr.write(`gatehouse ${command}: --tool-surface must be friendly, canonical, both or lazy, got '${value}'\n`);
   return new UsageExit(2);
 }
 

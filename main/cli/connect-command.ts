@@ -22,10 +22,12 @@ import { loadProfileFile, ProfileError, type LoadedProfile } from '../profiles/l
 import { resolveProfile } from '../profiles/resolve';
 import { dataDir as defaultDataDir } from '../paths';
 import { findProfile, isProfilePath } from '../profiles/registry';
+import { openSecretStore } from '../auth/secret-store';
+import { AGENT_NAME_RE, mintAgentToken } from '../gateway/agent-tokens';
 
 const USAGE = `usage: gatehouse connect --profile NAME|FILE --client ${CLIENTS.join('|')}
                          [--transport http|stdio] [--url http://127.0.0.1:PORT/mcp] [--token-env NAME]
-                         [--data-dir DIR] [--project-dir DIR] [--write [--yes]]
+                         [--agent NAME] [--data-dir DIR] [--project-dir DIR] [--write [--yes]]
   Prints the configuration that points the client at Gatehouse's gateway for the profile:
   the HTTP endpoint (with --url) where the client supports it, else \`gatehouse gateway\` over stdio.
   The window's Connect view shows the same text for the same choice.
@@ -34,6 +36,8 @@ const USAGE = `usage: gatehouse connect --profile NAME|FILE --client ${CLIENTS.j
                not pass the environment, such as Codex); default GATEHOUSE_DATA_DIR or the usual one
   --project-dir  where project-scoped files go (Claude Code's .mcp.json, VS Code's .vscode/mcp.json);
                default the profile's workspace, as in the window's Connect view
+  --agent      mint (or reuse) a token for this agent alone: its calls show as NAME in Traffic,
+               approvals and the audit, and policy rules with \`agents: [NAME]\` match them (HTTP only)
   --write      show the change to the client's configuration file and write it (asks first;
                --yes for scripts). Comments and other entries are kept; FILE.bak keeps the original.`;
 
@@ -47,6 +51,7 @@ export async function run(argv: string[]): Promise<number> {
         client: { type: 'string', short: 'c' },
         url: { type: 'string' },
         'token-env': { type: 'string' },
+        agent: { type: 'string' },
         transport: { type: 'string' },
         'data-dir': { type: 'string' },
         'project-dir': { type: 'string' },
@@ -68,7 +73,10 @@ export async function run(argv: string[]): Promise<number> {
   if (!(CLIENTS as readonly string[]).includes(values.client)) return usage(`unknown client '${values.client}'`);
   const client = values.client as ClientId;
   if (values.url !== undefined && !/^https?:\/\/[^/\s]+/.test(values.url)) return usage(`--url must be an http(s) URL, got '${values.url}'`);
-  const tokenEnv = values['token-env'];
+  const agent = values.agent;
+  if (agent !== undefined && !AGENT_NAME_RE.test(agent)) return usage(`--agent must be 1-64 of A-Z a-z 0-9 _ . - starting with a letter or digit, got '${agent}'`);
+  if (agent !== undefined && (values.url === undefined || values.transport === 'stdio')) return usage('--agent needs the HTTP endpoint (--url): a per-agent token is what tells the agent apart there');
+  const tokenEnv = values['token-env'] ?? (agent !== undefined ? `GATEHOUSE_TOKEN_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}` : undefined);
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) return usage(`--token-env must be an environment variable name, got '${tokenEnv}'`);
   if (values.yes && !values.write) return usage('--yes only makes sense with --write');
   const transport = values.transport;
@@ -96,6 +104,18 @@ export async function run(argv: string[]): Promise<number> {
       return 1;
     }
     throw err;
+  }
+
+  if (agent !== undefined) {
+    let token: string;
+    try {
+      token = mintAgentToken(openSecretStore({ dataDir: values['data-dir'] ?? defaultDataDir() }), profile.absFile, agent);
+    } catch (err) {
+      process.stderr.write(`gatehouse connect: cannot keep agent ${agent}'s token: ${(err as Error).message}\n`);
+      return 1;
+    }
+    // The token goes to the person, on stderr, never into the file written below.
+    process.stderr.write(`agent ${agent}: its token is kept in Gatehouse's secret store; give it to the client as ${tokenEnv}:\n  export ${tokenEnv}=${token}\n`);
   }
 
   if (!values.write) {

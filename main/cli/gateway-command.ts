@@ -19,7 +19,7 @@ import { RelayClient, RelayingApprovalBroker } from '../approvals/relaying-broke
 import { relaySocketPath } from '../approvals/relay-wire';
 import { settleLaunchConsent } from './trust-consent';
 
-const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--tool-surface friendly|canonical|both]
+const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--tool-surface friendly|canonical|both|lazy]
                          [--approver window|tty|none] [--data-dir DIR] [--no-audit] [--trust-prompt] [--quiet]
   --approver window  (default) ask in the Gatehouse window of this data dir, through its
                      approvals relay; with no window, calls that need approval are denied

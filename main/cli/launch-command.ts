@@ -91,7 +91,7 @@ async function runAttachedAgent(host: Host, launch: Launch, spec: AgentSpec, log
   }
 }
 
-const USAGE = `usage: gatehouse launch --profile NAME|FILE [--port N] [--no-http] [--tool-surface friendly|canonical|both]
+const USAGE = `usage: gatehouse launch --profile NAME|FILE [--port N] [--no-http] [--tool-surface friendly|canonical|both|lazy]
                         [--agent] [--data-dir DIR] [--no-approver] [--quiet]
 
   --port    the gateway's port; default the one this profile had last time (kept in the data dir,

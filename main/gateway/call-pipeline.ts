@@ -22,6 +22,8 @@ import type { DecisionEvent } from './decision-event';
 import { CancelledError, type Decider, type Exchange, type ExchangeOutcome, type ExchangeTable, type Verdict } from './exchanges';
 import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
 import { isInputRequired, type UpstreamInput } from './upstream-input';
+import { CALL_TOOL, SEARCH_TOOL, type SearchHit } from './lazy-surface';
+import { toAdvertised } from '../protocol/tool-names';
 
 export type { DecisionEvent } from './decision-event';
 
@@ -47,9 +49,13 @@ export interface PipelinePorts {
   capabilitiesReport(): Record<string, unknown>;
   /** A tool held back by tool pinning (main/trust/): known, not callable, with the reason. */
   held?(name: string): { canonical: string; server: string; reason: string } | undefined;
+  /** A server the launch gate keeps stopped (main/trust/): a call to its tools is told why. */
+  heldServer?(name: string): { canonical: string; server: string; reason: string } | undefined;
   decided(d: DecisionEvent): void;
   /** Resolves once servers on their first start are up (bounded): a name not listed yet may be theirs. */
   firstStarts?(): Promise<void>;
+  /** The lazy surface's ranked search over the tools of the current surface (lazy-surface.ts). */
+  searchTools?(query: string, limit?: number): SearchHit[];
   /** A new-era server's input_required rounds (upstream-input.ts). */
   inputRounds?: UpstreamInput;
 }
@@ -104,10 +110,14 @@ export class CallPipeline {
       }
       target = this.ports.surface().lookup.get(name);
     }
-    const held = target ? undefined : this.ports.held?.(name);
+    const heldTool = target ? undefined : this.ports.held?.(name);
+    const heldServer = target || heldTool ? undefined : this.ports.heldServer?.(name);
+    const held = heldTool ?? heldServer;
     if (held) {
-      // Held back by tool pinning: the agent is told why, and the exchange records the denial.
-      const reason = `tool ${held.canonical} ${held.reason} (a person reviews it in the Gatehouse window or with \`gatehouse trust accept\`)`;
+      // Held back by tool pinning or the launch gate: the agent is told why, and the exchange records the denial.
+      const reason = heldServer
+        ? heldServer.reason
+        : `tool ${held.canonical} ${held.reason} (a person reviews it in the Gatehouse window or with \`gatehouse trust accept\`)`;
       table.update(ex, { tool: held.canonical, advertised: name, server: held.server });
       table.decide(ex, 'DENY', 'gateway', { reason });
       this.ports.decided({
@@ -124,6 +134,7 @@ export class CallPipeline {
       table.close(ex, 'error', { advertised: name, error: message });
       throw new GatewayError(ErrorCode.InvalidParams, message);
     }
+    if (target.canonical === CALL_TOOL) return this.unwrapCall(ex, args, meta, progress);
     table.update(ex, { tool: target.canonical, advertised: name, server: target.server });
     const redactedArgs = this.ports.redact(args);
     const fingerprint = actionFingerprint(target.canonical, args);
@@ -156,9 +167,24 @@ export class CallPipeline {
       return { content: [{ type: 'text', text: JSON.stringify(report, null, 2) }], structuredContent: report };
     }
 
+    if (target.canonical === SEARCH_TOOL) {
+      const { query, limit } = args;
+      if (typeof query !== 'string' || query.trim() === '' || (limit !== undefined && (typeof limit !== 'number' || !Number.isFinite(limit)))) {
+        const message = `${toAdvertised(SEARCH_TOOL)} expects { query: non-empty string, limit?: number }, got ${oneLine(JSON.stringify(redactedArgs), 120)}`;
+        table.close(ex, 'error', { error: message });
+        throw new GatewayError(ErrorCode.InvalidParams, message);
+      }
+      decided('ALLOW', 'gateway', 'allowed', 'the search tool is always callable');
+      await this.ports.firstStarts?.();
+      const tools = this.ports.searchTools?.(query, limit) ?? [];
+      table.close(ex, 'ok');
+      const report = { query, tools };
+      return { content: [{ type: 'text', text: JSON.stringify(report, null, 2) }], structuredContent: report };
+    }
+
     let verdict: ReturnType<Policy['decide']>;
     try {
-      verdict = this.ports.policy.decide({ tool: target.canonical, server: target.server, annotations: target.tool.annotations, args });
+      verdict = this.ports.policy.decide({ tool: target.canonical, server: target.server, annotations: target.tool.annotations, args, ...(ex.agentName !== undefined ? { agent: ex.agentName } : {}) });
     } catch (err) {
       verdict = { decision: 'DENY', reason: `policy error: ${(err as Error).message}` };
     }
@@ -175,7 +201,15 @@ export class CallPipeline {
       // The verdict is known now; who decides is not, until the person (or the timeout) does.
       table.update(ex, { decision: 'APPROVAL', reason: verdict.reason, ...(verdict.rule !== undefined ? { rule: verdict.rule } : {}) });
       const answer = await this.ports.broker.request(
-        { ...base, annotations: target.tool.annotations, reason: verdict.reason, rule: verdict.rule, kind: 'tool' },
+        {
+          ...base,
+          ...(ex.agentName !== undefined ? { agentName: ex.agentName } : {}),
+          ...(ex.agentVersion !== undefined ? { agentVersion: ex.agentVersion } : {}),
+          annotations: target.tool.annotations,
+          reason: verdict.reason,
+          rule: verdict.rule,
+          kind: 'tool',
+        },
         { timeoutMs: this.ports.approvalTimeoutMs(), signal: table.signal(ex) },
       );
       answeredBy = answer.by;
@@ -207,6 +241,25 @@ export class CallPipeline {
     const result = await this.send(ex, target.server, upstream, 'tools/call', params, upstreamMeta, progress);
     if (!result) return textResult(this.failureText(ex, target.server, upstream.timeoutMs), true);
     return result as CallToolResult;
+  }
+
+  /**
+   * gatehouse_call_tool: the named tool is called through this same pipeline, on this same
+   * exchange, so everything (pinning, policy, approvals, the audit) sees the real tool, and the
+   * exchange records it, exactly as for a direct call. It cannot call itself.
+   */
+  private unwrapCall(ex: Exchange, args: Record<string, unknown>, meta?: Record<string, unknown>, progress?: ProgressSink): Promise<CallToolResult> {
+    const { name, arguments: inner } = args;
+    const innerOk = inner === undefined || (inner !== null && typeof inner === 'object' && !Array.isArray(inner));
+    const self = typeof name === 'string' && this.ports.surface().lookup.get(name)?.canonical === CALL_TOOL;
+    if (typeof name !== 'string' || name === '' || !innerOk || self) {
+      const message = self
+        ? `${toAdvertised(CALL_TOOL)} cannot call itself; name the tool to call`
+        : `${toAdvertised(CALL_TOOL)} expects { name: tool name, arguments?: object }, got ${oneLine(JSON.stringify(this.ports.redact(args)), 120)}`;
+      this.ports.table.close(ex, 'error', { advertised: toAdvertised(CALL_TOOL), error: message });
+      return Promise.reject(new GatewayError(ErrorCode.InvalidParams, message));
+    }
+    return this.callTool(ex, name, (inner as Record<string, unknown> | undefined) ?? {}, meta, progress);
   }
 
   /** prompts/get, resources/read, completion/complete: forwarded as exchanges, without policy. */

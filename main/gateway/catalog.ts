@@ -12,6 +12,7 @@ import type { TrustGuard } from '../trust/trust-guard';
 import { GatewayError } from './errors';
 import { CAPABILITIES_TOOL, advertisedTools, buildSurface, type Surface, type SurfaceTool } from './tool-surface';
 import { toAdvertised } from '../protocol/tool-names';
+import { ToolSearch, lazyTools, type SearchHit } from './lazy-surface';
 
 /** Upstream results are passed on as they came: parse nothing beyond "an object". */
 export const LooseResult = z.looseObject({});
@@ -23,6 +24,7 @@ export class Catalog {
   private readonly knownInstructions = new Map<string, string | undefined>();
   private surface: Surface;
   private surfaceKey = '';
+  private search: { surface: Surface; index: ToolSearch } | undefined;
   private promptOwners = new Map<string, { server: string; name: string }>();
   private resourceOwners = new Map<string, string>();
   private templateOwners: Array<{ template: UriTemplate; server: string }> = [];
@@ -83,7 +85,17 @@ export class Catalog {
         return { serverId: s.id, builtin: s.kind === 'builtin', tools: this.knownTools.get(s.id) ?? [], ...(instructions !== undefined ? { instructions } : {}) };
       });
     const inputs = this.trust ? this.trust.filter(listed) : listed;
-    return buildSurface(inputs, { surface: this.surfaceKind, aliases: this.profile.aliases, extra: [this.capabilitiesTool()] });
+    const extra = [this.capabilitiesTool(), ...(this.surfaceKind === 'lazy' ? lazyTools() : [])];
+    return buildSurface(inputs, { surface: this.surfaceKind, aliases: this.profile.aliases, extra, alwaysListed: this.profile.alwaysListed ?? [] });
+  }
+
+  /** The ranked search of the lazy surface, over the current surface's tools (rebuilt when they change). */
+  searchTools(query: string, limit?: number): SearchHit[] {
+    if (this.search?.surface !== this.surface) {
+      const tools = this.surface.tools.filter((t) => !t.canonical.startsWith('gatehouse.'));
+      this.search = { surface: this.surface, index: new ToolSearch(tools) };
+    }
+    return this.search.index.search(query, limit);
   }
 
   // ---- prompts and resources ----------------------------------------------------------------

@@ -26,7 +26,7 @@ import { UpstreamInput } from './upstream-input';
 import { ConsoleRequests } from './console-requests';
 import { ServerRequests } from './server-requests';
 import { Sessions, type AgentSessionInfo, type OpenSessionOptions, type OpenedSession } from './session-setup';
-import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
+import type { Surface } from './tool-surface';
 import type { NewEraHandler } from './new-era-handler';
 import type { TrustGuard } from '../trust/trust-guard';
 
@@ -121,6 +121,8 @@ export class Gateway extends EventEmitter<Events> {
       table: this.exchanges,
       surface: () => this.catalog.currentSurface(),
       held: (name) => this.catalog.heldFor(name),
+      heldServer: (name) => this.trust?.heldServerFor(name),
+      searchTools: (query, limit) => this.catalog.searchTools(query, limit),
       policy: opts.policy,
       broker: opts.broker,
       redact: (v) => this.profile.redactor.redactJson(v),
@@ -356,14 +358,14 @@ export class Gateway extends EventEmitter<Events> {
   capabilitiesReport() {
     const tools = this.catalog
       .currentSurface()
-      .tools.filter((t) => t.canonical !== CAPABILITIES_TOOL)
+      .tools.filter((t) => !t.canonical.startsWith('gatehouse.'))
       .map((t) => {
         const upstream = this.supervisor?.get(t.server);
         const holds: ToolHold[] = [];
         if (!upstream?.upstreamClient) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
         return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds };
       });
-    tools.push(...(this.trust?.heldCapabilities() ?? []));
+    tools.push(...(this.trust?.heldCapabilities() ?? []), ...(this.trust?.heldServerCapabilities() ?? []));
     const holds: ToolHold[] = [];
     const noApprover = this.broker.approvalUnavailable();
     if (noApprover !== undefined) holds.push({ code: 'no_approver', reason: noApprover });

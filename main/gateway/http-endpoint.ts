@@ -42,6 +42,16 @@ export interface HttpEndpointOptions {
   idleTimeoutMs?: number;
   /** Size, time and count limits (http-limits.ts; documented in docs/gateway.md). */
   limits?: Partial<HttpLimits>;
+  /** A minted per-agent token's agent name (agent-tokens.ts); sessions it opens are tagged with it. */
+  agentToken?: (token: string) => string | undefined;
+}
+
+const AGENT_LABEL = 'agent:';
+
+/** What a token label says about the sessions it opens: a terminal's, or a named agent's. */
+function sessionTag(label: string): { terminal?: string; agent?: string } {
+  if (!label) return {};
+  return label.startsWith(AGENT_LABEL) ? { agent: label.slice(AGENT_LABEL.length) } : { terminal: label };
 }
 
 export interface HttpEndpoint {
@@ -227,7 +237,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
 
   // Each session's SDK Server sits on an exchange channel, which records the session's traffic
   // and takes the calls the gateway forwards (session-setup.ts).
-  const connectSession = async (inner: Transport, info: { id: string; transport: 'streamable-http' | 'sse'; terminal?: string }): Promise<void> => {
+  const connectSession = async (inner: Transport, info: { id: string; transport: 'streamable-http' | 'sse'; terminal?: string; agent?: string }): Promise<void> => {
     const session = opts.gateway.openSession(info, { tap: opts.tap, redactor: opts.redactor });
     await session.connect(inner);
   };
@@ -239,7 +249,12 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     if (!allowedHosts().has(host)) return rpcError(res, 403, -32000, `Forbidden: Host '${host}' is not allowed`, { connection: 'close' });
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins().has(origin)) return rpcError(res, 403, -32000, `Forbidden: Origin '${origin}' is not allowed`, { connection: 'close' });
-    const label = tokenLabel(req.headers.authorization, opts.token, extraTokens);
+    let label = tokenLabel(req.headers.authorization, opts.token, extraTokens);
+    const bearer = req.headers.authorization?.startsWith('Bearer ') ? req.headers.authorization.slice(7).trim() : undefined;
+    if (label === undefined && bearer && opts.agentToken) {
+      const agent = opts.agentToken(bearer);
+      if (agent !== undefined) label = `${AGENT_LABEL}${agent}`;
+    }
     if (label === undefined) {
       return rpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="gatehouse"', connection: 'close' });
     }
@@ -290,7 +305,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
       }),
       () => sessions.delete(id),
     );
-    await connectSession(transport, { id, transport: 'streamable-http', ...(label ? { terminal: label } : {}) });
+    await connectSession(transport, { id, transport: 'streamable-http', ...sessionTag(label) });
     await transport.handle(req, res, body, text);
     // Refused before it initialized (a wrong Accept header, a bad body): the gateway session that
     // connectSession opened for it must not stay behind (found in review).
@@ -302,7 +317,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     const transport = new SSEServerTransport('/messages', res);
     const id = transport.sessionId;
     sessions.set(id, { id, label, transport, lastActive: Date.now() });
-    await connectSession(transport, { id, transport: 'sse', ...(label ? { terminal: label } : {}) });
+    await connectSession(transport, { id, transport: 'sse', ...sessionTag(label) });
     // The channel took over the transport's onclose: chain on it.
     const tappedClose = transport.onclose;
     transport.onclose = () => {

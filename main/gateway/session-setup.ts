@@ -46,6 +46,8 @@ export interface AgentSessionInfo {
   id: string;
   /** The terminal whose agent opened this session (per-terminal gateway token). */
   terminal?: string;
+  /** The agent a minted per-agent token names (agent-tokens.ts); policy `agents:` matches it. */
+  agent?: string;
   transport: 'streamable-http' | 'sse' | 'stdio' | 'console';
   startedAt: number;
   client?: Implementation;
@@ -67,6 +69,15 @@ interface SessionState extends RoutedSession {
    * answer, and only once the client said initialized for anything else).
    */
   initialized: boolean;
+}
+
+/**
+ * How an agent is named on its calls: the per-agent token's name when it has one (the agent
+ * cannot choose it), else the name it declared in clientInfo; the version is clientInfo's.
+ */
+export function agentNaming(info: Pick<AgentSessionInfo, 'agent' | 'client'>): { agentName?: string; agentVersion?: string } {
+  const name = info.agent ?? info.client?.name;
+  return { ...(name ? { agentName: name } : {}), ...(info.client?.version ? { agentVersion: info.client.version } : {}) };
 }
 
 const LOG_SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
@@ -224,7 +235,7 @@ export class Sessions implements SessionsPort {
         const capability = FORWARDED[msg.method];
         if (!capability || !capabilities[capability]) return undefined;
         const era = state().info.protocolVersion;
-        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method, ...(era ? { agentEra: era } : {}) });
+        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method, ...(era ? { agentEra: era } : {}), ...agentNaming(state().info) });
         return { stamp: ex, handle: (m) => void this.serve(agentSession, ex, m) };
       },
       notification: (msg) => {

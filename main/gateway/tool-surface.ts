@@ -40,6 +40,8 @@ export interface SurfaceTool {
 
 export interface Surface {
   tools: SurfaceTool[];
+  /** The lazy surface (lazy-surface.ts): tools/list holds only these canonical names; the rest is found by search. */
+  listed?: Set<string>;
   /** Every name a call may use (advertised names, aliases, dotted canonical) → canonical. */
   lookup: Map<string, SurfaceTool>;
   conflicts: string[];
@@ -47,7 +49,7 @@ export interface Surface {
 
 export function buildSurface(
   inputs: SurfaceInput[],
-  opts: { surface: ToolSurface; aliases: Record<string, string>; extra?: SurfaceTool[] },
+  opts: { surface: ToolSurface; aliases: Record<string, string>; extra?: SurfaceTool[]; alwaysListed?: readonly string[] },
 ): Surface {
   const conflicts: string[] = [];
   const all: SurfaceTool[] = [...(opts.extra ?? [])];
@@ -107,7 +109,9 @@ export function buildSurface(
   for (const t of tools) {
     const friendly = t.builtin ? t.tool._meta?.[FRIENDLY_META_KEY] : undefined;
     if (typeof friendly === 'string') builtinWants.push([friendly, t]);
-    else if (t.canonical !== CAPABILITIES_TOOL) upstreamWants.push([t.upstreamName, t]);
+    // Gatehouse's own tools (capabilities, the lazy surface's) go by their canonical form only
+    // (`gatehouse` is a reserved server id, so no upstream tool has that prefix).
+    else if (!t.canonical.startsWith('gatehouse.')) upstreamWants.push([t.upstreamName, t]);
   }
   claimTier(builtinWants, 'built-in');
   claimTier(upstreamWants, 'friendly');
@@ -124,16 +128,24 @@ export function buildSurface(
     const aliasNames = friendlyNames.filter((n) => n in opts.aliases);
     const friendly = [...natural, ...aliasNames];
     if (opts.surface === 'canonical') t.advertised = [canonicalAdv];
-    else if (opts.surface === 'friendly') t.advertised = friendly.length > 0 ? friendly : [canonicalAdv];
+    // The lazy surface names tools as the friendly one does: search results are called by these names.
+    else if (opts.surface === 'friendly' || opts.surface === 'lazy') t.advertised = friendly.length > 0 ? friendly : [canonicalAdv];
     else t.advertised = [...new Set([...friendly, canonicalAdv])];
   }
-  return { tools, lookup, conflicts };
+  if (opts.surface !== 'lazy') return { tools, lookup, conflicts };
+  const listed = new Set(tools.filter((t) => t.canonical.startsWith('gatehouse.')).map((t) => t.canonical));
+  for (const name of opts.alwaysListed ?? []) {
+    if (byCanonical.has(name)) listed.add(name);
+    else conflicts.push(`always_listed names ${name}, which no server offers (yet)`);
+  }
+  return { tools, lookup, conflicts, listed };
 }
 
 /** The tools/list entries for a surface: the upstream tool with its advertised name. */
 export function advertisedTools(surface: Surface): Tool[] {
   const out: Tool[] = [];
   for (const t of surface.tools) {
+    if (surface.listed && !surface.listed.has(t.canonical)) continue;
     for (const name of t.advertised) {
       out.push({ ...t.tool, name, _meta: { ...t.tool._meta, [CANONICAL_META_KEY]: t.canonical } });
     }

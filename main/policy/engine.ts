@@ -6,6 +6,8 @@
 //     A rule matches when all of these hold:
 //       - any of its `match` globs matches the canonical name (glob semantics: ./glob.ts);
 //       - `servers`, when given, includes the call's server;
+//       - `agents`, when given, includes the calling agent's name (a call with no name, and the
+//         capabilities outlook, which knows no agent, never match such a rule);
 //       - every `annotations` condition equals the server's hint exactly. A missing hint never
 //         satisfies a condition, not even `{destructiveHint: false}`: hints come from the server
 //         and only count where a rule names them;
@@ -110,9 +112,10 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
   }
 
   /** Name, servers and annotations: everything a rule checks except the arguments. */
-  function staticMatch(cr: CompiledRule, tool: string, server: string, annotations: ToolAnnotations | undefined): boolean {
+  function staticMatch(cr: CompiledRule, tool: string, server: string, annotations: ToolAnnotations | undefined, agent?: string): boolean {
     if (!cr.globs.test(tool)) return false;
     if (cr.rule.servers && !cr.rule.servers.includes(server)) return false;
+    if (cr.rule.agents && (agent === undefined || !cr.rule.agents.includes(agent))) return false;
     for (const [hint, want] of Object.entries(cr.rule.annotations ?? {})) {
       if (want === undefined) continue; // an optional condition left out, not "must be absent"
       if (!annotations || !Object.hasOwn(annotations, hint) || annotations[hint] !== want) return false;
@@ -140,7 +143,7 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
       if (call.tool === CAPABILITIES_TOOL) return { decision: 'ALLOW', reason: 'the capabilities tool is always allowed', rule: 'builtin' };
       for (const cr of rules) {
         at = cr.path;
-        if (!staticMatch(cr, call.tool, call.server, call.annotations)) continue;
+        if (!staticMatch(cr, call.tool, call.server, call.annotations, call.agent)) continue;
         // Every pattern of a rule that applies must compile, even one a failing constraint
         // before it would skip: a broken rule denies rather than quietly never matching.
         for (const re of cr.patterns.values()) re();

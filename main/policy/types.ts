@@ -19,6 +19,8 @@ export interface PolicyCall {
   tool: string;
   /** Server id that owns the tool. */
   server: string;
+  /** The calling agent's name (per-agent token, else clientInfo); rules with `agents:` need it. */
+  agent?: string;
   annotations?: ToolAnnotations;
   /** The call's `arguments`, as received (not redacted: constraints must see the real values). */
   args: unknown;

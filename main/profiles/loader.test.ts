@@ -109,7 +109,7 @@ describe('loadProfileFile: broken profiles say file:line:column and what was exp
 
   it('a bad enum value', () => {
     expect(errorsOf([...HEAD, 'tool_surface: friendy'])).toEqual([
-      "demo.yaml:4:15 tool_surface: expected one of friendly, canonical, both, got 'friendy'",
+      "demo.yaml:4:15 tool_surface: expected one of friendly, canonical, both, lazy, got 'friendy'",
     ]);
   });
 
@@ -205,7 +205,7 @@ describe('loadProfileFile: broken profiles say file:line:column and what was exp
 
   it('issues carry the parts separately', () => {
     expect(issuesOf('workspace: .\ntool_surface: x\n')).toEqual([
-      { file: 'demo.yaml', line: 2, column: 15, path: 'tool_surface', message: "expected one of friendly, canonical, both, got 'x'" },
+      { file: 'demo.yaml', line: 2, column: 15, path: 'tool_surface', message: "expected one of friendly, canonical, both, lazy, got 'x'" },
     ]);
   });
 

@@ -28,7 +28,7 @@ describe('listProfiles', () => {
   it('lists every profile file, invalid ones with their error, later folders shadowing earlier ones', () => {
     const entries = listProfiles([bundled, user, path.join(root, 'does-not-exist')]);
     expect(entries).toEqual([
-      { name: 'broken', file: path.join(bundled, 'broken.yaml'), servers: [], error: expect.stringMatching(/broken\.yaml:2:15 tool_surface: expected one of friendly, canonical, both, got 'nope'/) },
+      { name: 'broken', file: path.join(bundled, 'broken.yaml'), servers: [], error: expect.stringMatching(/broken\.yaml:2:15 tool_surface: expected one of friendly, canonical, both, lazy, got 'nope'/) },
       { name: 'demo', file: path.join(bundled, 'demo.yaml'), description: 'bundled demo', servers: ['files', 'mem'], toolSurface: 'friendly', policyDefault: 'approve', shadowed: true },
       { name: 'other', file: path.join(bundled, 'other.yml'), servers: [], toolSurface: 'canonical', policyDefault: 'deny' },
       { name: 'demo', file: path.join(user, 'my-demo.yaml'), servers: [], toolSurface: 'friendly', policyDefault: 'approve' },

@@ -223,6 +223,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
     workspaceSource,
     dataDir,
     toolSurface: raw.tool_surface,
+    ...(raw.always_listed.length > 0 ? { alwaysListed: raw.always_listed } : {}),
     servers,
     aliases: raw.aliases,
     policy: policySpecOf(raw.policy),
@@ -237,6 +238,7 @@ export function policySpecOf(p: ProfileRaw['policy']): PolicySpec {
   const rules: PolicyRule[] = p.rules.map((r) => ({
     match: typeof r.match === 'string' ? [r.match] : r.match,
     ...(r.servers ? { servers: r.servers } : {}),
+    ...(r.agents ? { agents: r.agents } : {}),
     ...(r.annotations ? { annotations: r.annotations as Record<string, boolean> } : {}),
     ...(r.args ? { args: r.args } : {}),
     decision: r.decision,

@@ -243,6 +243,11 @@ export const PolicyRuleSchema = z.strictObject({
     .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
     .describe('Glob(s) over canonical tool names, e.g. files.read_* or *.delete_*.'),
   servers: z.array(z.string()).optional().describe('Only tools of these server ids.'),
+  agents: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe("Only calls of these agents: a per-agent token's name (gatehouse connect --agent NAME), else the name the agent declares in clientInfo."),
   annotations: z
     .strictObject({
       readOnlyHint: z.boolean().optional(),
@@ -310,7 +315,14 @@ export const ProfileSchema = z
       .describe(
         "Workspace root, relative to this file. The built-in tools are confined to it, so a profile with a builtin server must name it. Default: this file's folder for a bundled or user profile, the current directory for `--profile FILE`.",
       ),
-    tool_surface: z.enum(['friendly', 'canonical', 'both']).default('friendly').describe('Which tool names the agent sees.'),
+    tool_surface: z
+      .enum(['friendly', 'canonical', 'both', 'lazy'])
+      .default('friendly')
+      .describe('Which tool names the agent sees. lazy: tools/list holds only a search tool, a call tool and always_listed; every tool stays callable by its friendly name.'),
+    always_listed: z
+      .array(z.string().regex(/^[^.\s]+\.\S+$/, { error: (iss) => `expected a canonical tool name like files.read_file, got ${quoted(iss.input)}` }))
+      .default([])
+      .describe('With tool_surface lazy: canonical names of the tools tools/list still lists in full.'),
     servers: z
       .record(
         z

@@ -4,7 +4,7 @@
 import type { Redactor } from '../secrets/redactor';
 import type { AgentSandboxSpec, SandboxSpec } from '../sandbox/types';
 
-export type ToolSurface = 'friendly' | 'canonical' | 'both';
+export type ToolSurface = 'friendly' | 'canonical' | 'both' | 'lazy';
 export type Framing = 'auto' | 'line' | 'content-length';
 export type Decision = 'allow' | 'approve' | 'deny';
 export type TrustMode = 'pin' | 'accept-new' | 'off';
@@ -89,6 +89,8 @@ export interface PolicyRule {
   match: string[];
   /** Restrict the rule to these server ids. */
   servers?: string[];
+  /** Restrict the rule to calls of these agents (their per-agent token's name, else clientInfo name). */
+  agents?: string[];
   /** Tool annotation conditions, e.g. { readOnlyHint: true }. All must hold. */
   annotations?: Record<string, boolean>;
   /** Argument constraints: argument name → constraint. */
@@ -134,6 +136,8 @@ export interface ResolvedProfile {
   /** Absolute data directory (`${data}`). */
   dataDir: string;
   toolSurface: ToolSurface;
+  /** With the lazy surface: canonical names tools/list still lists in full (docs/gateway.md, "Lazy tool surface"). */
+  alwaysListed?: string[];
   servers: ServerSpec[];
   /** alias → canonical tool name (`search` → `files.search_files`). */
   aliases: Record<string, string>;

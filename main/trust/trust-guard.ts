@@ -195,6 +195,53 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     return out;
   }
 
+  // ---- servers held at the launch gate, as the agent sees them ---------------------------------
+
+  /**
+   * Servers the gate keeps stopped, each with the tool names its pins know from an earlier
+   * approval (none for a server never approved), so an agent that calls one is told why
+   * instead of "Unknown tool", and the capabilities tool lists them (docs/trust.md).
+   */
+  heldServers(): Array<{ server: string; reason: string; tools: Array<{ name: string; title?: string; annotations?: Tool['annotations'] }> }> {
+    const out = [];
+    for (const spec of this.profile.servers) {
+      const review = this.gated.get(spec.id) ?? (this.heldByProfile.has(spec.id) ? this.gated.get(PROFILE_REVIEW) : undefined);
+      if (!review) continue;
+      let pinned: Record<string, { definition: Record<string, unknown> }> = {};
+      try {
+        pinned = this.store.server(this.profile.name, spec.id)?.tools ?? {};
+      } catch {}
+      const tools = Object.entries(pinned).map(([name, p]) => ({
+        name,
+        ...(typeof p.definition.title === 'string' ? { title: p.definition.title } : {}),
+        ...(p.definition.annotations && typeof p.definition.annotations === 'object' ? { annotations: p.definition.annotations as Tool['annotations'] } : {}),
+      }));
+      const how = review.server === PROFILE_REVIEW ? `gatehouse trust accept --profile ${this.profile.name}` : `gatehouse trust accept --profile ${this.profile.name} --server ${spec.id}`;
+      out.push({ server: spec.id, reason: `server ${spec.id} waits for launch approval (${changeSummary(review)}; a person approves it in the Gatehouse window or with \`${how}\`)`, tools });
+    }
+    return out;
+  }
+
+  /** The held server a called name belongs to: a pinned tool's name in any form, or the server's prefix. */
+  heldServerFor(called: string): { server: string; canonical: string; reason: string } | undefined {
+    const name = this.profile.aliases[called] ?? called;
+    for (const h of this.heldServers()) {
+      for (const t of h.tools) {
+        const canonical = `${h.server}.${t.name}`;
+        if (name === canonical || name === toAdvertised(canonical) || name === t.name) return { server: h.server, canonical, reason: h.reason };
+      }
+      if (name.startsWith(`${h.server}.`) || name.startsWith(`${h.server}_`)) return { server: h.server, canonical: name.replace(`${h.server}_`, `${h.server}.`), reason: h.reason };
+    }
+    return undefined;
+  }
+
+  /** Held servers' pinned tools as the capabilities tool lists them: unavailable, hold `trust_review`. */
+  heldServerCapabilities(): Array<{ canonical: string; advertised: string[]; server: string; title: string | undefined; annotations: Tool['annotations']; holds: ToolHold[] }> {
+    return this.heldServers().flatMap((h) =>
+      h.tools.map((t) => ({ canonical: `${h.server}.${t.name}`, advertised: [], server: h.server, title: t.title, annotations: t.annotations, holds: [{ code: 'trust_review' as const, reason: h.reason }] })),
+    );
+  }
+
   // ---- what the window shows and decides ----------------------------------------------------
 
   reviews(): TrustReviews {

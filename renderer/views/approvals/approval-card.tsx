@@ -151,6 +151,15 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
       <dl className="kv approval-meta">
         <dt>Requested</dt>
         <dd><Timestamp ts={r.createdAt} /></dd>
+        {r.agentName ? (
+          <>
+            <dt>Agent</dt>
+            <dd data-testid="approval-agent">
+              {r.agentName}
+              {r.agentVersion ? <span className="muted"> {r.agentVersion}</span> : null}
+            </dd>
+          </>
+        ) : null}
         <dt>Agent session</dt>
         <dd className="mono">{r.agentSession ?? '—'}</dd>
         {r.exchange ? (

@@ -12,6 +12,7 @@ import { InboxNotices } from './inbox-notices';
 import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { ApprovalCard } from './approval-card';
+import { SessionGrantsPanel } from './session-grants-panel';
 import { useAnswerApproval, useApprovalKeys } from './use-answer';
 import type { NotifyPermission } from './notify';
 
@@ -57,6 +58,8 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
             </div>
           )}
         </section>
+
+        <SessionGrantsPanel refreshKey={history.length} />
 
         <section aria-label="Recent decisions" className="approvals-history">
           <div className="section-head">
