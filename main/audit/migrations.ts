@@ -193,6 +193,25 @@ CREATE INDEX exchanges_ts ON exchanges (ts);
 CREATE INDEX exchanges_outcome ON exchanges (outcome, seq);
 `;
 
+const DATA_FINDINGS_SQL = `
+CREATE TABLE data_findings (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts         REAL NOT NULL,
+  session    TEXT NOT NULL,
+  exchange   TEXT NOT NULL,
+  tool       TEXT,
+  direction  TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  rule       TEXT NOT NULL,
+  detail     TEXT,
+  path       TEXT NOT NULL,
+  start      INTEGER NOT NULL,
+  "end"      INTEGER NOT NULL,
+  UNIQUE (session, exchange, direction, path, start, rule)
+);
+CREATE INDEX data_findings_exchange ON data_findings (session, exchange);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
   // Agents started in a Gatehouse terminal connect with a per-terminal token: keep which one.
@@ -207,6 +226,10 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'audit journal', up: (db) => db.exec(JOURNAL_TABLE_SQL) },
   // MCP 2026-07-28 (docs/gateway.md "Two eras downstream"): the protocol version a call's agent spoke, and the input_required rounds of a held call.
   { version: 6, name: 'exchange era', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_era TEXT; ALTER TABLE exchanges ADD COLUMN round INTEGER') },
+  // What the data scanner found in a call's arguments and result (main/data/, docs/data.md):
+  // kind, rule and position, never the value. An exchange row is written more than once (opened,
+  // closed): the unique key keeps one row per finding.
+  { version: 7, name: 'data findings', up: (db) => db.exec(DATA_FINDINGS_SQL) },
 ];
 
 /** The schema version this build writes. */

@@ -29,6 +29,7 @@ import { ThreadedWriter } from './threaded-writer';
 import { journalDir, recoverJournals } from './journal';
 import { DEFAULT_AUDIT_LIMITS, pruneToSize, storeBytes, type AuditLimits } from './budget';
 import { closeCrashedSessions } from './crash-recovery';
+import { selectDataFindings, type DataFindingFilter, type DataFindingRow } from '../data/audit-findings';
 import { insertTrustDecision, selectTrustDecisions, type TrustDecisionFilter, type TrustDecisionRow } from '../trust/audit-trust';
 import type { TrustDecision } from '../trust/pin-store';
 
@@ -88,6 +89,8 @@ export interface AuditStore {
   /** Trust decisions (main/trust/): written at once, not batched. */
   recordTrustDecision(d: TrustDecision): void;
   queryTrustDecisions(filter?: TrustDecisionFilter): TrustDecisionRow[];
+  /** What the data scanner found (main/data/): kind, rule, where; never the value. */
+  queryDataFindings(filter?: DataFindingFilter): DataFindingRow[];
 }
 
 export function auditDbFile(dataDir: string): string {
@@ -330,5 +333,10 @@ class SqliteAuditStore implements AuditStore {
   queryTrustDecisions(filter?: TrustDecisionFilter): TrustDecisionRow[] {
     this.read();
     return selectTrustDecisions(this.db, filter);
+  }
+
+  queryDataFindings(filter?: DataFindingFilter): DataFindingRow[] {
+    this.read();
+    return selectDataFindings(this.db, filter);
   }
 }

@@ -437,6 +437,10 @@ export class QueuedWriter implements AuditWriter {
            latency_ms = excluded.latency_ms, request_bytes = excluded.request_bytes, response_bytes = excluded.response_bytes,
            agent_era = excluded.agent_era, round = excluded.round`,
       ),
+      finding: db.prepare(
+        `INSERT OR IGNORE INTO data_findings (ts, session, exchange, tool, direction, kind, rule, detail, path, start, "end")
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       stderr: db.prepare(`INSERT INTO stderr_lines (tap_seq, ts, session, server, run, line) VALUES (?, ?, ?, ?, ?, ?)`),
       gap: db.prepare(`INSERT INTO audit_gaps (ts, session, stream, dropped, first_ts, last_ts) VALUES (?, ?, ?, ?, ?, ?)`),
     };
@@ -483,6 +487,7 @@ export class QueuedWriter implements AuditWriter {
             s(v.parent), id(v.downstreamId), id(v.upstreamId), s(v.decision), s(v.decidedBy), s(v.rule), s(v.answeredBy),
             s(v.reason), v.outcome, s(v.error), n(v.decidedAt), n(v.sentAt), n(v.answeredAt), n(v.latencyMs),
             n(v.requestBytes), n(v.responseBytes), s(v.agentEra), n(v.round));
+          for (const f of v.findings ?? []) st.finding.run(op.at, v.session, v.id, s(v.tool), f.direction, f.kind, f.rule, s(f.detail), f.path, f.start, f.end);
           return;
         }
         case 'decision': {

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { DeciderSchema, ExchangeOutcomeSchema, Verdict } from '../../common/host-api-shapes';
 import type { ExchangeRecord } from '../audit/types';
 import type { ExchangeStamp } from '../protocol/types';
+import type { DataFinding } from '../data/scanner';
 
 /** Who decided and how an exchange ended: the enums are common/host-api-shapes.ts's. */
 export type Decider = z.infer<typeof DeciderSchema>;
@@ -62,6 +63,10 @@ export interface Exchange extends ExchangeStamp {
   agentCapabilities?: Record<string, unknown>;
   /** The `Mcp-Param-*` headers of the agent's HTTP request, sent on to a new-era HTTP server. */
   forwardHeaders?: Record<string, string>;
+  /** What the data scanner found in the arguments and the result (main/data/): kind, rule, where; never the value. */
+  findings?: DataFinding[];
+  /** The session's flow labels when the call was decided (main/data/flow-guard.ts). */
+  flow?: string[];
 }
 
 export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
@@ -290,6 +295,8 @@ export function exchangeRecord(ex: Exchange): ExchangeRecord {
     ...(ex.agentEra !== undefined ? { agentEra: ex.agentEra } : {}),
     ...(ex.upstreamEra !== undefined ? { upstreamEra: ex.upstreamEra } : {}),
     ...(ex.round !== undefined ? { round: ex.round } : {}),
+    ...(ex.findings?.length ? { findings: ex.findings } : {}),
+    ...(ex.flow?.length ? { flow: ex.flow } : {}),
   };
 }
 

@@ -15,8 +15,21 @@ const trafficSize = (ev: TrafficEvent): number => 2 * ev.bytes + 256;
 const stderrSize = (l: StderrLine): number => 2 * l.line.length + 128;
 
 export class TrafficTap extends BoundedBus<TrafficEvent> {
+  /**
+   * Checks a record before it is published (the data scanner's credential masking,
+   * main/data/traffic-screen.ts): undefined publishes it now, a promise publishes what it resolves to.
+   */
+  screen?: (record: Omit<TrafficEvent, 'seq'>) => Promise<Omit<TrafficEvent, 'seq'>> | undefined;
+
   constructor(options: BoundedBusOptions<TrafficEvent> = {}) {
     super({ name: 'traffic', sizeOf: trafficSize, ...options });
+  }
+
+  /** publish(), after the screen when one is set. */
+  publishScreened(record: Omit<TrafficEvent, 'seq'>): void {
+    const later = this.screen?.(record);
+    if (later) void later.then((r) => this.publish(r));
+    else this.publish(record);
   }
 }
 
@@ -121,7 +134,7 @@ export class HopRecorder {
         record.latencyMs = ts - req.ts;
       }
     }
-    this.tap.publish(record);
+    this.tap.publishScreened(record);
   }
 
   fault(item: DecodedFault): void {
