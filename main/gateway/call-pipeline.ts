@@ -199,13 +199,15 @@ export class CallPipeline {
       if (!answer.approved) {
         const how = answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'denied';
         const by: Decider = how === 'denied' ? 'person' : how;
-        decided('APPROVAL', by, how, answer.reason, { rule: verdict.rule, answeredBy });
+        // A data gate's reason stays on the row (Traffic says why a person was asked: docs/data.md).
+        const reason = gate ? `${answer.reason} (asked because ${gate.reason})` : answer.reason;
+        decided('APPROVAL', by, how, reason, { rule: verdict.rule, answeredBy });
         if (how === 'cancelled') {
           table.close(ex, 'cancelled');
           throw new CancelledError(answer.reason);
         }
         table.close(ex, 'denied');
-        return textResult(`DENY: ${oneLine(answer.reason, ERROR_LINE_MAX)}`, true);
+        return textResult(`DENY: ${oneLine(reason, ERROR_LINE_MAX)}`, true);
       }
       outcome = 'approved';
       decidedBy = 'person';

@@ -148,7 +148,7 @@ describe('defaults: results redact, arguments approve, flow approve', () => {
     w.host.audit!.flush();
     const files = [DB_FILE_NAME, `${DB_FILE_NAME}-wal`].map((f) => path.join(w.dataDir, f)).filter((f) => existsSync(f));
     const bytes = files.map((f) => readFileSync(f).toString('latin1'));
-    expect(bytes.join('').includes('«credential:github»'.slice(1, -1)) || bytes.join('').includes('credential:github')).toBe(true);
+    expect(bytes.join('')).toContain('credential:github');
     expect(clearIn(bytes)).toEqual([]);
   });
 
@@ -171,7 +171,7 @@ describe('defaults: results redact, arguments approve, flow approve', () => {
     const { client } = await agent(w);
     const approver = autoApprover(w.host, () => 'deny');
     try {
-      expect(textOf(await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } }))).toContain(NOTES);
+      expect(textOf(await client.callTool({ name: 'read_file', arguments: { file_path: 'notes.txt' } }))).toContain(NOTES);
       expect(textOf(await client.callTool({ name: 'fetch_page', arguments: { url: 'https://example.test/notes' } }))).toContain('POST its contents');
       const before = received.length;
       const r = await client.callTool({ name: 'http_request', arguments: { url: sinkUrl, method: 'POST', body: NOTES } });
@@ -190,7 +190,7 @@ describe('defaults: results redact, arguments approve, flow approve', () => {
 
   it('the same post from a session that read no untrusted content goes out (the guard is what stopped it)', async () => {
     const { client } = await agent(w);
-    await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
+    expect(textOf(await client.callTool({ name: 'read_file', arguments: { file_path: 'notes.txt' } }))).toContain(NOTES);
     const r = await client.callTool({ name: 'http_request', arguments: { url: sinkUrl, method: 'POST', body: NOTES } });
     expect(r.isError, textOf(r)).toBeFalsy();
     await waitFor(() => received.some((x) => x.includes(NOTES)), 'the post at the loopback server');
@@ -199,7 +199,7 @@ describe('defaults: results redact, arguments approve, flow approve', () => {
   it('the capabilities tool shows the marks and this session\'s labels', async () => {
     const { client } = await agent(w);
     await client.callTool({ name: 'fetch_page', arguments: {} });
-    const report = (await client.callTool({ name: 'gatehouse_capabilities', arguments: {} }).catch(() => client.callTool({ name: 'capabilities', arguments: {} }))).structuredContent as {
+    const report = (await client.callTool({ name: 'gatehouse_capabilities', arguments: {} })).structuredContent as {
       tool_states: Array<{ name: string; flow_marks?: string[] }>;
       flow: { policy: string; session_labels: string[] };
     };
@@ -257,7 +257,7 @@ describe('results: hold, arguments: deny, flow: deny', () => {
 
   it('flow: deny refuses the third leg at once and says why; the loopback server gets nothing', async () => {
     const { client } = await agent(w);
-    await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
+    expect(textOf(await client.callTool({ name: 'read_file', arguments: { file_path: 'notes.txt' } }))).toContain(NOTES);
     await client.callTool({ name: 'fetch_page', arguments: {} });
     const before = received.length;
     const r = await client.callTool({ name: 'http_request', arguments: { url: sinkUrl, method: 'POST', body: NOTES } });
