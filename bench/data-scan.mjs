@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 import { hostBundleOptions } from '../scripts/esbuild-options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '2000' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '300' } } });
 const rounds = Number(values.rounds);
 
 // Bundled into out/ (not a data: URL): secretlint stays an external package, resolved from node_modules.
