@@ -173,6 +173,25 @@ export const TrafficEventSchema = z.object({
 });
 
 /**
+ * One thing the data scanner (main/data/, docs/data.md) found in a call's arguments or result:
+ * what kind, which rule, and where (the JSON path of the string and the UTF-16 range in it).
+ * Never the value: findings are stored, shown and exported.
+ */
+export const DataFindingSchema = z.object({
+  direction: z.enum(['arguments', 'result']),
+  /** `secret`: a value configured with `${secret:…}`; `credential`: a token a secretlint rule recognised. */
+  kind: z.enum(['secret', 'credential']),
+  /** `secret:NAME`, or the secretlint rule's short id (`github`, `aws`, `privatekey`…). */
+  rule: z.string(),
+  /** The rule's own name for what it matched (`GITHUB_TOKEN`, `AWSAccessKeyID`). */
+  detail: z.string().optional(),
+  /** JSON path of the string inside the arguments or result (`$.content[0].text`). */
+  path: z.string(),
+  start: z.number(),
+  end: z.number(),
+});
+
+/**
  * One call or server→client request (main/gateway/exchanges.ts), flattened: the one record of it
  * from arrival to answer. Traffic rows carry its `id` in `exchange`; the window renders calls
  * from these and never pairs messages to find a decision.
@@ -217,6 +236,10 @@ export const ExchangeSchema = z.object({
   round: z.number().optional(),
   /** Tap seqs of the traffic events that are this exchange's legs, in the order they crossed (absent on stored rows). */
   legs: z.array(z.number()).optional(),
+  /** What the data scanner found in the call's arguments and result (docs/data.md). */
+  findings: z.array(DataFindingSchema).optional(),
+  /** The session's flow labels when the call was decided (`private`, `untrusted`), where the trifecta guard looked. */
+  flow: z.array(z.string()).optional(),
 });
 
 export const StderrLineSchema = z.object({

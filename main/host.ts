@@ -26,6 +26,7 @@ import type { ServerStatus } from './supervisor/types';
 import { decisionPayload } from './gateway/decision-event';
 import { Gateway, type DecisionEvent } from './gateway/gateway';
 import { exchangeRecord, type Exchange } from './gateway/exchanges';
+import { screenRecord } from './data/traffic-screen';
 import { generateToken, startHttpEndpoint, type HttpEndpoint } from './gateway/http-endpoint';
 import { portTaken, rememberedPort, rememberedToken, rememberPort } from './gateway/remembered-endpoint';
 import { agentTokenLookup, agentTokens, mintAgentToken } from './gateway/agent-tokens';
@@ -178,6 +179,8 @@ export class Host extends EventEmitter<HostEvents> {
   constructor(private readonly opts: HostOptions = {}) {
     super();
     this.tap = new TrafficTap(opts.trafficReplay !== undefined ? { capacity: opts.trafficReplay } : {});
+    // Detected credentials are masked in stored and shown traffic, whatever policy.data says (docs/data.md).
+    this.tap.screen = screenRecord;
     this.env = opts.env ?? process.env;
     this.broker = opts.broker ?? new ApprovalBroker();
     this.dataDir = opts.dataDir ?? defaultDataDir(this.env);

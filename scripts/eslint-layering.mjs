@@ -37,6 +37,7 @@ export const LAYER_ORDER = [
   'protocol',
   'auth',
   'policy',
+  'data',
   'approvals',
   'supervisor',
   'trust',

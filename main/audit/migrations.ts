@@ -194,6 +194,25 @@ CREATE INDEX exchanges_ts ON exchanges (ts);
 CREATE INDEX exchanges_outcome ON exchanges (outcome, seq);
 `;
 
+const DATA_FINDINGS_SQL = `
+CREATE TABLE data_findings (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts         REAL NOT NULL,
+  session    TEXT NOT NULL,
+  exchange   TEXT NOT NULL,
+  tool       TEXT,
+  direction  TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  rule       TEXT NOT NULL,
+  detail     TEXT,
+  path       TEXT NOT NULL,
+  start      INTEGER NOT NULL,
+  "end"      INTEGER NOT NULL,
+  UNIQUE (session, exchange, direction, path, start, rule)
+);
+CREATE INDEX data_findings_exchange ON data_findings (session, exchange);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
   // Agents started in a Gatehouse terminal connect with a per-terminal token: keep which one.
@@ -212,6 +231,10 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'audit chain', up: (db) => chainMigration(db) },
   // Agents with names (docs/gateway.md "Agents with names"): the calling agent's name and version on each call.
   { version: 8, name: 'exchange agent name', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_name TEXT; ALTER TABLE exchanges ADD COLUMN agent_version TEXT') },
+  // What the data scanner found in a call's arguments and result (main/data/, docs/data.md):
+  // kind, rule and position, never the value. An exchange row is written more than once (opened,
+  // closed): the unique key keeps one row per finding.
+  { version: 9, name: 'data findings', up: (db) => db.exec(DATA_FINDINGS_SQL) },
 ];
 
 /** The schema version this build writes. */

@@ -28,6 +28,7 @@ export function prune(db: Database.Database, opts: PruneOptions, now: number = D
       result.decisions += db.prepare(`DELETE FROM decisions WHERE ts < ?`).run(cutoff).changes;
       // Calls go with their decisions (counted with them: one call, one decision).
       db.prepare(`DELETE FROM exchanges WHERE ts < ?`).run(cutoff);
+      db.prepare(`DELETE FROM data_findings WHERE ts < ?`).run(cutoff);
       result.serverStates += db.prepare(`DELETE FROM server_states WHERE ts < ?`).run(cutoff).changes;
       db.prepare(`DELETE FROM audit_gaps WHERE ts < ?`).run(cutoff);
       // A session goes once it is old *and* nothing of it is left: a host that has run

@@ -29,6 +29,7 @@ import { ThreadedWriter } from './threaded-writer';
 import { journalDir, recoverJournals } from './journal';
 import { DEFAULT_AUDIT_LIMITS, pruneToSize, storeBytes, type AuditLimits } from './budget';
 import { closeCrashedSessions } from './crash-recovery';
+import { selectDataFindings, type DataFindingFilter, type DataFindingRow } from '../data/audit-findings';
 import { insertTrustDecision, selectTrustDecisions, type TrustDecisionFilter, type TrustDecisionRow } from '../trust/audit-trust';
 import type { TrustDecision } from '../trust/pin-store';
 import { Chainer, INSTALL_CHAIN } from './chain';
@@ -98,6 +99,8 @@ export interface AuditStore {
   verify(verifier: AuditVerifier | undefined, session?: string): VerifyReport;
   /** Writes a bundle (bundle.ts) that verifies without the store; returns the rows written. */
   exportBundle(file: string, session?: string): Promise<number>;
+  /** What the data scanner found (main/data/): kind, rule, where; never the value. */
+  queryDataFindings(filter?: DataFindingFilter): DataFindingRow[];
 }
 
 export function auditDbFile(dataDir: string): string {
@@ -372,5 +375,10 @@ class SqliteAuditStore implements AuditStore {
   async exportBundle(file: string, session?: string): Promise<number> {
     this.read();
     return writeBundle(this.db, file, this.signer, session);
+  }
+
+  queryDataFindings(filter?: DataFindingFilter): DataFindingRow[] {
+    this.read();
+    return selectDataFindings(this.db, filter);
   }
 }

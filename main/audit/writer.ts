@@ -451,6 +451,10 @@ export class QueuedWriter implements AuditWriter {
            chain_n = excluded.chain_n, prev_hash = excluded.prev_hash, row_hash = excluded.row_hash
          WHERE exchanges.row_hash IS NULL`,
       ),
+      finding: db.prepare(
+        `INSERT OR IGNORE INTO data_findings (ts, session, exchange, tool, direction, kind, rule, detail, path, start, "end")
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       stderr: db.prepare(`INSERT INTO stderr_lines (tap_seq, ts, session, server, run, line) VALUES (?, ?, ?, ?, ?, ?)`),
       gap: db.prepare(`INSERT INTO audit_gaps (ts, session, stream, dropped, first_ts, last_ts) VALUES (?, ?, ?, ?, ?, ?)`),
     };
@@ -502,6 +506,7 @@ export class QueuedWriter implements AuditWriter {
           const write = (stamp: Stamp): boolean => st.exchange.run(...vals, ...stamp).changes > 0;
           if (v.outcome === 'pending') write(NO_STAMP);
           else chain.stamp('exchanges', v.session, vals, write);
+          for (const f of v.findings ?? []) st.finding.run(op.at, v.session, v.id, s(v.tool), f.direction, f.kind, f.rule, s(f.detail), f.path, f.start, f.end);
           return;
         }
         case 'decision': {

@@ -24,6 +24,7 @@ import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
 import { isInputRequired, type UpstreamInput } from './upstream-input';
 import { CALL_TOOL, SEARCH_TOOL, type SearchHit } from './lazy-surface';
 import { toAdvertised } from '../protocol/tool-names';
+import { foldGates, maskCredentials, type DataFinding, type DataGuard } from '../data/data-guard';
 
 export type { DecisionEvent } from './decision-event';
 
@@ -58,7 +59,12 @@ export interface PipelinePorts {
   searchTools?(query: string, limit?: number): SearchHit[];
   /** A new-era server's input_required rounds (upstream-input.ts). */
   inputRounds?: UpstreamInput;
+  /** The data scanning step and the trifecta guard (main/data/, docs/data.md). */
+  data?: DataGuard;
 }
+
+/** What a result is checked against before it leaves: the approval a held result asks for. */
+type HoldBase = Omit<Parameters<ApprovalBroker['request']>[0], 'reason' | 'rule' | 'kind'>;
 
 /** Where a call's progress goes: the calling session's channel (downstream token put back by the caller). */
 export type ProgressSink = { token: string | number; send: (params: Record<string, unknown>) => Promise<void> };
@@ -136,7 +142,13 @@ export class CallPipeline {
     }
     if (target.canonical === CALL_TOOL) return this.unwrapCall(ex, args, meta, progress);
     table.update(ex, { tool: target.canonical, advertised: name, server: target.server });
-    const redactedArgs = this.ports.redact(args);
+    const agent = ex.agentSession ?? 'console';
+    const flowTool = { tool: target.canonical, server: target.server, annotations: target.tool.annotations };
+    const data = target.canonical === CAPABILITIES_TOOL ? undefined : this.ports.data;
+    const scanned = data ? await data.gate(agent, flowTool, args) : undefined;
+    if (scanned) this.found(ex, scanned.findings, data!.labels(agent));
+    // A credential in the arguments is masked in what a person, the window and the audit see.
+    const redactedArgs = this.ports.redact(maskCredentials(args, scanned?.findings ?? []));
     const fingerprint = actionFingerprint(target.canonical, args);
     const base = {
       session: this.ports.session,
@@ -163,6 +175,8 @@ export class CallPipeline {
       // moment, waited for it and listed them all.
       await this.ports.firstStarts?.();
       const report = this.ports.capabilitiesReport();
+      // This session's flow labels (docs/data.md): what the trifecta guard holds it to.
+      if (this.ports.data) report.flow = { policy: this.ports.data.flow.mode, session_labels: this.ports.data.labels(agent) };
       table.close(ex, 'ok');
       return { content: [{ type: 'text', text: JSON.stringify(report, null, 2) }], structuredContent: report };
     }
@@ -189,6 +203,14 @@ export class CallPipeline {
       verdict = { decision: 'DENY', reason: `policy error: ${(err as Error).message}` };
     }
     if (verdict.shadow) shadowNote = ` [${shadowWords(verdict.shadow)}]`;
+    // The data gates (a credential in the arguments, the trifecta guard) can only make a call stricter.
+    const gate = foldGates(scanned?.gates ?? []);
+    if (gate && verdict.decision !== 'DENY') {
+      verdict =
+        gate.decision === 'DENY' || verdict.decision === 'ALLOW'
+          ? gate
+          : { decision: 'APPROVAL', reason: `${verdict.reason}; and ${gate.reason}`, rule: [verdict.rule, gate.rule].filter(Boolean).join(', ') };
+    }
     if (verdict.decision === 'DENY') {
       decided('DENY', 'rule', 'denied', verdict.reason, { rule: verdict.rule });
       table.close(ex, 'denied');
@@ -216,13 +238,15 @@ export class CallPipeline {
       if (!answer.approved) {
         const how = answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'denied';
         const by: Decider = how === 'denied' ? 'person' : how;
-        decided('APPROVAL', by, how, answer.reason, { rule: verdict.rule, answeredBy });
+        // A data gate's reason stays on the row (Traffic says why a person was asked: docs/data.md).
+        const reason = gate ? `${answer.reason} (asked because ${gate.reason})` : answer.reason;
+        decided('APPROVAL', by, how, reason, { rule: verdict.rule, answeredBy });
         if (how === 'cancelled') {
           table.close(ex, 'cancelled');
           throw new CancelledError(answer.reason);
         }
         table.close(ex, 'denied');
-        return textResult(`DENY: ${oneLine(answer.reason, ERROR_LINE_MAX)}`, true);
+        return textResult(`DENY: ${oneLine(reason, ERROR_LINE_MAX)}`, true);
       }
       outcome = 'approved';
       decidedBy = 'person';
@@ -238,8 +262,11 @@ export class CallPipeline {
     const params: Record<string, unknown> = { name: target.upstreamName, arguments: args };
     const upstreamMeta: Record<string, unknown> = meta ? { ...meta } : {};
     delete upstreamMeta.progressToken; // the agent's token is mapped to one of ours (see send)
-    const result = await this.send(ex, target.server, upstream, 'tools/call', params, upstreamMeta, progress);
+    const hold: HoldBase = { ...base, annotations: target.tool.annotations };
+    const inspect = data ? (r: Record<string, unknown>) => this.inspectResult(ex, r, hold, (decision, by, how, reason, more) => decided(decision, by, how, reason, more)) : undefined;
+    const result = await this.send(ex, target.server, upstream, 'tools/call', params, upstreamMeta, progress, inspect);
     if (!result) return textResult(this.failureText(ex, target.server, upstream.timeoutMs), true);
+    if (data && ex.outcome !== 'denied') data.received(agent, flowTool);
     return result as CallToolResult;
   }
 
@@ -272,9 +299,42 @@ export class CallPipeline {
     }
     const meta = (params._meta as Record<string, unknown> | undefined) ?? {};
     const { _meta: _drop, ...rest } = params;
-    const result = await this.send(ex, serverId, upstream, method, rest, { ...meta });
+    const hold: HoldBase = { session: this.ports.session, agentSession: ex.agentSession, exchange: ex.id, tool: `${serverId}.${method}`, server: serverId, args: this.ports.redact(rest) };
+    const inspect = this.ports.data ? (r: Record<string, unknown>) => this.inspectResult(ex, r, hold) : undefined;
+    const result = await this.send(ex, serverId, upstream, method, rest, { ...meta }, undefined, inspect);
+    if (result && ex.outcome === 'denied') throw new GatewayError(ErrorCode.InvalidRequest, ex.error ?? 'the result was held and not released');
     if (!result) throw new GatewayError(ex.outcome === 'timeout' ? ErrorCode.RequestTimeout : ErrorCode.InternalError, this.failureText(ex, serverId, upstream.timeoutMs));
     return result;
+  }
+
+  /** Adds scanner findings (and the session's flow labels) to the exchange: stored, and badged in Traffic. */
+  private found(ex: Exchange, findings: readonly DataFinding[], flow?: string[]): void {
+    if (findings.length === 0 && !flow?.length) return;
+    this.ports.table.update(ex, { ...(findings.length ? { findings: [...(ex.findings ?? []), ...findings] } : {}), ...(flow?.length ? { flow } : {}) });
+  }
+
+  /**
+   * A result before it leaves for the agent (docs/data.md): findings recorded; credentials
+   * masked, or (`results: hold`) the result waits for a person, who sees what was found and
+   * where, masked. Not released (denied, timed out, no approver): the agent gets a DENY result.
+   */
+  private async inspectResult(
+    ex: Exchange,
+    result: Record<string, unknown>,
+    base: HoldBase,
+    decided?: (decision: Verdict, by: Decider, outcome: DecisionEvent['outcome'], reason: string, more: { rule?: string; answeredBy?: string }) => void,
+  ): Promise<{ result: Record<string, unknown>; denied?: string }> {
+    const verdict = await this.ports.data!.inspectResult(result);
+    this.found(ex, verdict.findings);
+    if (!verdict.hold) return { result: verdict.result };
+    const rule = 'policy.data.results';
+    const answer = await this.ports.broker.request({ ...base, reason: verdict.hold, rule, kind: 'tool' }, { timeoutMs: this.ports.approvalTimeoutMs(), signal: this.ports.table.signal(ex) });
+    const how = answer.approved ? 'approved' : answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'denied';
+    const by: Decider = how === 'approved' || how === 'denied' ? 'person' : how;
+    decided?.('APPROVAL', by, how, verdict.hold, { rule, answeredBy: answer.by });
+    if (how === 'cancelled') throw new CancelledError(answer.reason);
+    if (answer.approved) return { result: verdict.result };
+    return { result: textResult(`DENY: result held (${oneLine(verdict.hold, ERROR_LINE_MAX)}): ${oneLine(answer.reason, ERROR_LINE_MAX)}`, true) as Record<string, unknown>, denied: answer.reason };
   }
 
   private failureText(ex: Exchange, serverId: string, timeoutMs: number): string {
@@ -296,6 +356,7 @@ export class CallPipeline {
     params: Record<string, unknown>,
     meta: Record<string, unknown>,
     progress?: ProgressSink,
+    inspect?: (result: Record<string, unknown>) => Promise<{ result: Record<string, unknown>; denied?: string }>,
   ): Promise<Record<string, unknown> | undefined> {
     const { table } = this.ports;
     const timeoutMs = upstream.timeoutMs;
@@ -347,7 +408,16 @@ export class CallPipeline {
         table.close(ex, 'error', { error: oneLine(String(e.message), ERROR_LINE_MAX) });
         throw new GatewayError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, String(e.message), e.data);
       }
-      const result = (reply.result ?? {}) as Record<string, unknown>;
+      let result = (reply.result ?? {}) as Record<string, unknown>;
+      if (inspect) {
+        clearTimeout(timer); // the server has answered: a held result waits for a person, not for it
+        const checked = await inspect(result);
+        if (checked.denied !== undefined) {
+          table.close(ex, 'denied', { error: oneLine(`result held and not released: ${checked.denied}`, ERROR_LINE_MAX) });
+          return checked.result;
+        }
+        result = checked.result;
+      }
       table.close(ex, result.isError === true ? 'error' : 'ok', result.isError === true ? { error: 'the tool returned an error result' } : {});
       return result;
     } catch (err) {

@@ -14,6 +14,7 @@ import type { z } from 'zod';
 import type { DeciderSchema, ExchangeOutcomeSchema, Verdict } from '../../common/host-api-shapes';
 import type { ExchangeRecord } from '../audit/types';
 import type { ExchangeLedger, ExchangeStamp, HopSide, LedgerEntry } from '../protocol/types';
+import type { DataFinding } from '../data/scanner';
 
 /** Who decided and how an exchange ended: the enums are common/host-api-shapes.ts's. */
 export type Decider = z.infer<typeof DeciderSchema>;
@@ -70,6 +71,10 @@ export interface Exchange extends ExchangeStamp {
   forwardHeaders?: Record<string, string>;
   /** Tap seqs of the messages of this exchange, in the order they crossed (ExchangeLedger.leg). */
   legs: number[];
+  /** What the data scanner found in the arguments and the result (main/data/): kind, rule, where; never the value. */
+  findings?: DataFinding[];
+  /** The session's flow labels when the call was decided (main/data/flow-guard.ts). */
+  flow?: string[];
 }
 
 export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
@@ -270,8 +275,8 @@ export class ExchangeTable extends EventEmitter<Events> implements ExchangeLedge
     return entry;
   }
 
-  leg(stamp: ExchangeStamp, seq: number, answer?: { error?: string }): void {
-    stamp.legs?.push(seq);
+  leg(stamp: ExchangeStamp, seq: number | undefined, answer?: { error?: string }): void {
+    if (seq !== undefined) stamp.legs?.push(seq);
     if (!answer) return;
     const ex = this.open.get(stamp.id);
     // A server's request the SDK client refused before any handler ran (its schema): the
@@ -357,6 +362,8 @@ export function exchangeRecord(ex: Exchange): ExchangeRecord {
     ...(ex.upstreamEra !== undefined ? { upstreamEra: ex.upstreamEra } : {}),
     ...(ex.round !== undefined ? { round: ex.round } : {}),
     legs: [...ex.legs],
+    ...(ex.findings?.length ? { findings: ex.findings } : {}),
+    ...(ex.flow?.length ? { flow: ex.flow } : {}),
   };
 }
 

@@ -16,7 +16,7 @@ import type { Supervisor } from '../supervisor/supervisor';
 import type { ManagedServer } from '../supervisor/managed-server';
 import type { Policy } from '../policy/engine';
 import type { ApprovalBroker } from '../approvals/broker';
-import { buildCapabilities, type ToolHold } from '../policy/capabilities';
+import { buildCapabilities, type CapabilityInputTool, type ToolHold } from '../policy/capabilities';
 import type { ChannelRoutes } from '../protocol/exchange-channel';
 import { CallPipeline, type DecisionEvent, type UpstreamLookup } from './call-pipeline';
 import { Catalog, LooseResult } from './catalog';
@@ -29,6 +29,7 @@ import { Sessions, type AgentSessionInfo, type OpenSessionOptions, type OpenedSe
 import type { Surface } from './tool-surface';
 import type { NewEraHandler } from './new-era-handler';
 import type { TrustGuard } from '../trust/trust-guard';
+import { DataGuard } from '../data/data-guard';
 
 export { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
 export type { DecisionEvent } from './call-pipeline';
@@ -97,6 +98,8 @@ export class Gateway extends EventEmitter<Events> {
   private readonly startGraceMs: number;
   private readonly stragglerMs: number;
   private readonly trust: TrustGuard | undefined;
+  /** The data scanning step and the trifecta guard (main/data/). */
+  readonly data: DataGuard;
   private startWaiters = new Set<() => void>();
 
   constructor(opts: GatewayOptions) {
@@ -115,6 +118,8 @@ export class Gateway extends EventEmitter<Events> {
     this.trust?.on('changed', () => this.refreshSurface());
     // Decisions are stored and shown: their reason may quote a server's words (an unavailable
     // server's state), so they pass the redactor like everything else that leaves (args already did).
+    const { policy: spec } = opts.profile;
+    this.data = new DataGuard({ redactor: opts.profile.redactor, data: spec.data, flow: spec.flow, marks: spec.marks, servers: opts.profile.servers });
     const decided = (d: DecisionEvent) => this.emit('decision', { ...d, reason: opts.profile.redactor.redactString(d.reason) });
     this.pipeline = new CallPipeline({
       session: this.session,
@@ -134,6 +139,7 @@ export class Gateway extends EventEmitter<Events> {
       },
       capabilitiesReport: () => this.capabilitiesReport() as unknown as Record<string, unknown>,
       decided,
+      data: this.data,
       firstStarts: () => this.firstStarts(),
       // A new-era server's questions take the one governed path of server→client requests.
       inputRounds: new UpstreamInput(
@@ -356,14 +362,15 @@ export class Gateway extends EventEmitter<Events> {
   }
 
   capabilitiesReport() {
-    const tools = this.catalog
+    const tools: CapabilityInputTool[] = this.catalog
       .currentSurface()
       .tools.filter((t) => !t.canonical.startsWith('gatehouse.'))
       .map((t) => {
         const upstream = this.supervisor?.get(t.server);
         const holds: ToolHold[] = [];
         if (!upstream?.upstreamClient) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
-        return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds };
+        const marks = Object.keys(this.data.flow.marks({ tool: t.canonical, server: t.server, annotations: t.tool.annotations }));
+        return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds, flowMarks: marks };
       });
     tools.push(...(this.trust?.heldCapabilities() ?? []), ...(this.trust?.heldServerCapabilities() ?? []));
     const holds: ToolHold[] = [];

@@ -56,6 +56,8 @@ export interface CapabilityInputTool {
   annotations?: ToolAnnotations;
   /** What stands in the way of this tool's calls right now (first applicable wins). */
   holds?: ToolHold[];
+  /** The tool's flow marks (`private`, `untrusted`, `exfil`: main/data/flow-guard.ts). */
+  flowMarks?: string[];
 }
 
 export interface CapabilityToolState {
@@ -71,6 +73,8 @@ export interface CapabilityToolState {
   /** Set when status is `unavailable`: which hold applies. */
   reason_code?: HoldCode;
   constraints: string[];
+  /** Flow marks (docs/data.md, "The trifecta guard"): what a result gives the session, whether it can send data out. */
+  flow_marks?: string[];
 }
 
 export interface CapabilitiesReport {
@@ -126,6 +130,7 @@ export function buildCapabilities(input: CapabilitiesInput): CapabilitiesReport 
       constraints: o.constraints,
     };
     if (hold) state.reason_code = hold.code;
+    if (t.flowMarks?.length) state.flow_marks = t.flowMarks;
     if (t.title !== undefined) state.title = t.title;
     states.push(state);
   }

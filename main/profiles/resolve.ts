@@ -245,7 +245,15 @@ export function policySpecOf(p: ProfileRaw['policy']): PolicySpec {
     ...(r.reason !== undefined ? { reason: r.reason } : {}),
     ...(r.shadow ? { shadow: true } : {}),
   }));
-  return { default: p.default, rules, approvalTimeoutS: p.approval_timeout_s, sampling: p.sampling };
+  return {
+    default: p.default,
+    rules,
+    approvalTimeoutS: p.approval_timeout_s,
+    sampling: p.sampling,
+    data: { ...p.data },
+    flow: p.flow,
+    marks: { private: [...p.marks.private], untrusted: [...p.marks.untrusted], exfil: [...p.marks.exfil] },
+  };
 }
 
 /**

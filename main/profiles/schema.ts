@@ -269,6 +269,25 @@ export const PolicySchema = z
     rules: z.array(PolicyRuleSchema).default([]).describe('First matching rule decides.'),
     approval_timeout_s: z.number().positive().default(120).describe('An unanswered approval is denied after this many seconds.'),
     sampling: decision.default('approve').describe('Decision for server→client sampling requests.'),
+    data: z
+      .strictObject({
+        results: z.enum(['redact', 'hold', 'allow']).default('redact').describe('A credential found in a result: masked, held for a person, or passed on.'),
+        arguments: z.enum(['deny', 'approve', 'allow']).default('approve').describe('A credential found in a call\'s arguments: the call is denied, needs a person, or goes on.'),
+      })
+      .prefault({})
+      .describe('What happens to credentials the data scanner finds (docs/data.md). Configured secrets are always redacted.'),
+    flow: z
+      .enum(['approve', 'deny', 'off'])
+      .default('approve')
+      .describe('The trifecta guard: a session that received private data and untrusted content calling an exfil tool (docs/data.md).'),
+    marks: z
+      .strictObject({
+        private: z.array(z.string().min(1)).default([]).describe('Globs over canonical tool names whose results are private data.'),
+        untrusted: z.array(z.string().min(1)).default([]).describe('Globs over canonical tool names whose results are untrusted content.'),
+        exfil: z.array(z.string().min(1)).default([]).describe('Globs over canonical tool names that can send data out.'),
+      })
+      .prefault({})
+      .describe('Flow marks added to the defaults (docs/data.md, "The trifecta guard").'),
   })
   .describe('Which tool calls are allowed, need approval or are denied.');
 

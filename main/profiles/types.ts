@@ -107,6 +107,25 @@ export interface PolicySpec {
   approvalTimeoutS: number;
   /** Decision for server→client `sampling/createMessage` requests. */
   sampling: Decision;
+  /** What a credential the data scanner finds does, per direction (docs/data.md). Absent: redact / approve. */
+  data?: DataPolicySpec;
+  /** The trifecta guard (docs/data.md). Absent: approve. */
+  flow?: FlowPolicy;
+  /** Flow marks on top of the defaults: globs over canonical tool names. */
+  marks?: FlowMarks;
+}
+
+export interface DataPolicySpec {
+  results: 'redact' | 'hold' | 'allow';
+  arguments: 'deny' | 'approve' | 'allow';
+}
+
+export type FlowPolicy = 'approve' | 'deny' | 'off';
+
+export interface FlowMarks {
+  private: string[];
+  untrusted: string[];
+  exfil: string[];
 }
 
 export type AgentPreset = 'claude-code' | 'codex' | 'gemini' | 'shell' | 'custom';

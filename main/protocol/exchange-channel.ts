@@ -295,7 +295,8 @@ export class ExchangeChannel implements Transport {
   }
 
   private record(message: JSONRPCMessage, bytes: number, outbound: boolean, text: string | undefined, found: { stamp?: ExchangeStamp; since?: number; answer?: boolean }): void {
-    const seq = this.recorder.message(message, bytes, outbound, text, found.stamp, found.since);
+    const stamp = found.stamp;
+    const seq = this.recorder.message(message, bytes, outbound, text, stamp, found.since, (late) => stamp?.legs?.push(late));
     if (found.stamp) {
       const error = (message as { error?: { message?: unknown } }).error;
       this.ledger?.leg(found.stamp, seq, found.answer ? (error ? { error: String(error.message ?? 'error') } : {}) : undefined);

@@ -15,8 +15,23 @@ const trafficSize = (ev: TrafficEvent): number => 2 * ev.bytes + 256;
 const stderrSize = (l: StderrLine): number => 2 * l.line.length + 128;
 
 export class TrafficTap extends BoundedBus<TrafficEvent> {
+  /**
+   * Checks a record before it is published (the data scanner's credential masking,
+   * main/data/traffic-screen.ts): undefined publishes it now, a promise publishes what it resolves to.
+   */
+  screen?: (record: Omit<TrafficEvent, 'seq'>) => Promise<Omit<TrafficEvent, 'seq'>> | undefined;
+
   constructor(options: BoundedBusOptions<TrafficEvent> = {}) {
     super({ name: 'traffic', sizeOf: trafficSize, ...options });
+  }
+
+  /** publish(), after the screen when one is set. */
+  publishScreened(record: Omit<TrafficEvent, 'seq'>, late?: (seq: number) => void): number | undefined {
+    const later = this.screen?.(record);
+    if (!later) return this.publish(record).seq;
+    // Screened off the path: its seq is known once it is published (`late`), after later messages perhaps.
+    void later.then((r) => late?.(this.publish(r).seq));
+    return undefined;
   }
 }
 
@@ -70,9 +85,9 @@ export class HopRecorder {
   /**
    * `text`, when given, is JSON.stringify(message), already made by the caller. `stamp`: the
    * exchange the message belongs to; `since`: for an answer, when this hop's request crossed.
-   * Returns the record's seq.
+   * Returns the record's seq, or undefined when it is screened first (then `late` gets it).
    */
-  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string, stamp?: ExchangeStamp, since?: number): number {
+  message(message: JSONRPCMessage, bytes: number, outbound: boolean, text?: string, stamp?: ExchangeStamp, since?: number, late?: (seq: number) => void): number | undefined {
     const ts = now();
     const cls = classifyMessage(message);
     const record: TrafficRecord = {
@@ -103,7 +118,7 @@ export class HopRecorder {
         if (since !== undefined) record.latencyMs = Math.max(0, ts - since);
       }
     }
-    return this.tap.publish(record).seq;
+    return this.tap.publishScreened(record, late);
   }
 
   fault(item: DecodedFault): void {

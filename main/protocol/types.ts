@@ -65,7 +65,7 @@ export interface ExchangeLedger {
   /** The request a response answers; it leaves the index. */
   answer(hop: string, side: HopSide, id: string | number): LedgerEntry | undefined;
   /** A message of `stamp`'s exchange crossed as tap seq `seq`; `answer`: it was the answer to its request. */
-  leg(stamp: ExchangeStamp, seq: number, answer?: { error?: string }): void;
+  leg(stamp: ExchangeStamp, seq: number | undefined, answer?: { error?: string }): void;
   /** The hop's transport closed: its unanswered requests are forgotten. */
   closedHop(hop: string): void;
 }

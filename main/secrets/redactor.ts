@@ -51,6 +51,20 @@ export class Redactor {
   }
 
   /**
+   * Where configured secrets (any form ./secret-forms.ts lists) occur in `text`: name and UTF-16
+   * range, never the value. For the data scanner's findings (main/data/); a form split by an
+   * escape sequence is not located (redactString still replaces it).
+   */
+  locate(text: string): Array<{ name: string; start: number; end: number }> {
+    if (this.secrets.size === 0) return [];
+    const re = this.regex();
+    re.lastIndex = 0;
+    const out: Array<{ name: string; start: number; end: number }> = [];
+    for (const m of text.matchAll(re)) out.push({ name: this.forms.get(m[0]) ?? '?', start: m.index, end: m.index + m[0].length });
+    return out;
+  }
+
+  /**
    * A JSON value with every string redacted (keys too). Parts with nothing to redact are the
    * very same objects, and a value with nothing to redact is returned itself: the downstream
    * boundary runs this on every message, and most carry no secret.
