@@ -26,6 +26,9 @@ export interface Exchange extends ExchangeStamp {
   /** Launch session. */
   session: string;
   agentSession?: string;
+  /** The calling agent's clientInfo name and version, when it said (Traffic, audit and approvals show the name). */
+  agentName?: string;
+  agentVersion?: string;
   /** The agent's JSON-RPC id (absent for console calls and legacy envelopes). */
   downstreamId?: RequestId;
   server?: string;
@@ -65,7 +68,7 @@ export interface Exchange extends ExchangeStamp {
 }
 
 export type ExchangeInit = Pick<Exchange, 'kind' | 'session' | 'method'> &
-  Partial<Pick<Exchange, 'agentSession' | 'downstreamId' | 'server' | 'upstreamId' | 'tool' | 'advertised' | 'parent' | 'requestBytes' | 'agentEra' | 'forwardHeaders'>> & { id?: string };
+  Partial<Pick<Exchange, 'agentSession' | 'agentName' | 'agentVersion' | 'downstreamId' | 'server' | 'upstreamId' | 'tool' | 'advertised' | 'parent' | 'requestBytes' | 'agentEra' | 'forwardHeaders'>> & { id?: string };
 
 type Events = {
   opened: [Exchange];
@@ -266,6 +269,8 @@ export function exchangeRecord(ex: Exchange): ExchangeRecord {
     ts: ex.receivedAt,
     session: ex.session,
     agentSession: ex.agentSession,
+    ...(ex.agentName !== undefined ? { agentName: ex.agentName } : {}),
+    ...(ex.agentVersion !== undefined ? { agentVersion: ex.agentVersion } : {}),
     kind: ex.kind,
     method: ex.method,
     server: ex.server,

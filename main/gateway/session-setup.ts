@@ -41,6 +41,7 @@ import { toAdvertised } from '../protocol/tool-names';
 import type { ProgressSink } from './call-pipeline';
 import { isNewEraRequest, isNewEraVersion } from './era';
 import { NewEraHandler } from './new-era-handler';
+import { agentLabel, labelledTap, type AgentLabel } from './agent-label';
 
 export interface AgentSessionInfo {
   id: string;
@@ -67,6 +68,8 @@ interface SessionState extends RoutedSession {
    * answer, and only once the client said initialized for anything else).
    */
   initialized: boolean;
+  /** The client's name and version as records and exchanges carry them (agent-label.ts). */
+  label: AgentLabel;
 }
 
 const LOG_SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
@@ -130,6 +133,7 @@ export class Sessions implements SessionsPort {
       upstreamRequest: (id, method, params) => deps.upstreamRequest(id, method, params),
       agentSeen: (a) => deps.sessionEvent({ id: a.id, transport: 'streamable-http', startedAt: Date.now(), protocolVersion: a.protocolVersion, ...(a.terminal ? { terminal: a.terminal } : {}), ...(a.client ? { client: a.client } : {}) }),
       holdMs: deps.inputHoldMs,
+      redactor: deps.profile.redactor,
     });
   }
 
@@ -158,7 +162,7 @@ export class Sessions implements SessionsPort {
       },
     );
     const channel: ExchangeChannel = new ExchangeChannel({
-      tap: opts.tap,
+      tap: labelledTap(opts.tap, () => state.label, this.deps.profile.redactor),
       meta: { session: this.deps.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
       redactor: opts.redactor,
       // Every message this session's agent gets passes the profile's redactor (docs/security.md, "Secrets").
@@ -175,11 +179,13 @@ export class Sessions implements SessionsPort {
       lastActive: Date.now(),
       closers: [],
       initialized: false,
+      label: agentLabel(info.client, this.deps.profile.redactor),
     };
     this.sessions.set(agentSession, state);
     server.oninitialized = () => {
       state.initialized = true;
-      state.info.client = server.getClientVersion();
+      state.info.client = server.getClientVersion() ?? state.info.client;
+      state.label = agentLabel(state.info.client, this.deps.profile.redactor);
       this.deps.sessionEvent(state.info);
     };
     server.onclose = () => {
@@ -215,12 +221,15 @@ export class Sessions implements SessionsPort {
           // The version the SDK Server will answer with (it keeps it to itself): the requested one when supported, else its latest.
           const asked = (msg.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
           state().info.protocolVersion = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+          // Known from here on, before the SDK answers: the initialize's own answer is labelled too.
+          const client = (msg.params as { clientInfo?: Implementation } | undefined)?.clientInfo;
+          if (client) state().label = agentLabel(client, this.deps.profile.redactor);
           return undefined;
         }
         const capability = FORWARDED[msg.method];
         if (!capability || !capabilities[capability]) return undefined;
         const era = state().info.protocolVersion;
-        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method, ...(era ? { agentEra: era } : {}) });
+        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, ...state().label, downstreamId: msg.id, method: msg.method, ...(era ? { agentEra: era } : {}) });
         return { stamp: ex, handle: (m) => void this.serve(agentSession, ex, m) };
       },
       notification: (msg) => {
