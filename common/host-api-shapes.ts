@@ -155,6 +155,9 @@ export const TrafficEventSchema = z.object({
   ts: z.number(),
   session: z.string(),
   agentSession: z.string().optional(),
+  /** The agent's client, from its `initialize` clientInfo (or, new era, the request's `_meta` clientInfo). */
+  agentName: z.string().optional(),
+  agentVersion: z.string().optional(),
   server: z.string().optional(),
   direction: DirectionSchema,
   kind: TrafficKindSchema,

@@ -5,7 +5,9 @@
 //   2. heap per held event = (heap full − heap nearly empty) / events added, both after a forced GC;
 //   3. 10 s of frames each on Profiles (the control: same load, same store, not on screen), Traffic
 //      following, Traffic scrolled to the middle, Traffic paused; filter-chip clicks in each;
-//   4. filter clicks with the load stopped (idle, 100k held).
+//   4. filter clicks with the load stopped (idle, 100k held);
+//   5. the other load shapes (SHAPES: sequential SDK clients, 4 × 4 in flight), each with its own
+//      control, Traffic following, and 10 Errors-chip clicks at 100k held.
 // Results go to stdout and into bench/RESULTS.md between <!-- bench:ui --> markers.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -34,7 +36,20 @@ interface Phase {
   frames: FrameStats;
   eventsPerSec: number;
   clicks: number[];
+  /** The control this phase is compared with (its own load shape's); default the first phase. */
+  controlFps?: number;
 }
+
+/**
+ * The load shapes of a window kept open all day, on top of the default: agents that come and go
+ * (sequential SDK clients, a new session every few calls) and 4 SDK clients × 4 calls in flight.
+ */
+const SHAPES: Array<{ name: string; clients: number; inFlight: number; callsPerClient?: number }> = [
+  { name: 'sequential SDK clients', clients: 2, inFlight: 1, callsPerClient: 5 },
+  { name: '4 clients × 4 in flight', clients: 4, inFlight: 4 },
+];
+/** Errors-chip clicks per shape: 5 on/off pairs, so "9 of 10 under 150 ms" can be read off. */
+const SHAPE_CLICK_PAIRS = 5;
 
 interface BuildResult {
   label: string;
@@ -146,6 +161,26 @@ async function runBuild(page: Page, label: string, outDir: string): Promise<Buil
       phases.push({ name: 'Traffic, paused', ...r, clicks: await filterClicks(page) });
     }
     await page.getByRole('button', { name: '▶ Resume' }).click();
+
+    // The other load shapes, the buffer still full (100k held): a control and Traffic following each.
+    await load.stop();
+    load = undefined;
+    for (const shape of SHAPES) {
+      load = await startLoad({ url: launch!.gatewayUrl!, token, clients: shape.clients, inFlight: shape.inFlight, ...(shape.callsPerClient ? { callsPerClient: shape.callsPerClient } : {}) });
+      await page.waitForTimeout(2000);
+      const a = await footer(page);
+      const t = Date.now();
+      await nav(page, 'Profiles');
+      const control = await measureFrames(page, PHASE_MS);
+      await nav(page, 'Traffic');
+      const b = await footer(page);
+      phases.push({ name: `Profiles (control), ${shape.name}`, frames: control, eventsPerSec: (b.total - a.total) / ((Date.now() - t) / 1000), clicks: [], controlFps: control.meanFps });
+      await expect(page.locator('.traffic-follow')).toHaveText('Following');
+      const r = await rate(() => measureFrames(page, PHASE_MS, GRID), `following-${shape.name}`);
+      phases.push({ name: `Traffic, following, ${shape.name}`, ...r, clicks: await filterClicks(page, SHAPE_CLICK_PAIRS), controlFps: control.meanFps });
+      await load.stop();
+      load = undefined;
+    }
     return { label, phases, heapPerEvent, heldAtFull: full.held, fillSeconds, idleClicks, bottomGapPx };
   } finally {
     await load?.stop();
@@ -168,7 +203,7 @@ function report(results: BuildResult[], load: string): string {
     const control = r.phases[0]!.frames.meanFps;
     for (const p of r.phases) {
       lines.push(
-        `| ${r.label} | ${p.name} | ${f0(p.eventsPerSec)} | ${f1(p.frames.meanFps)} | ${p.frames.minFps} | ${f0(p.frames.longestGapMs)} | ${p.frames.gapsOver50} | ${p.frames.refreshesPerSec === undefined ? '—' : f1(p.frames.refreshesPerSec)} | ${p.clicks.length ? `${f0(median(p.clicks))} / ${f0(Math.max(...p.clicks))}` : '—'} | ${(p.frames.meanFps / control).toFixed(2)}× |`,
+        `| ${r.label} | ${p.name} | ${f0(p.eventsPerSec)} | ${f1(p.frames.meanFps)} | ${p.frames.minFps} | ${f0(p.frames.longestGapMs)} | ${p.frames.gapsOver50} | ${p.frames.refreshesPerSec === undefined ? '—' : f1(p.frames.refreshesPerSec)} | ${p.clicks.length ? `${f0(median(p.clicks))} / ${f0(Math.max(...p.clicks))}${p.clicks.length >= 10 ? ` (${p.clicks.filter((c) => c <= 150).length}/${p.clicks.length} ≤ 150)` : ''}` : '—'} | ${(p.frames.meanFps / (p.controlFps ?? control)).toFixed(2)}× |`,
       );
     }
   }

@@ -8,6 +8,9 @@ import type { ApiContext } from './api-context';
 import type { ConsoleCalls } from './console-calls';
 import type { Handlers } from './errors';
 
+/** How the console's own calls name their client in Traffic (its agent id stays `ui-<shell>`). */
+export const CONSOLE_CLIENT = 'Gatehouse Tool console';
+
 export function toolHandlers(ctx: ApiContext, consoleCalls: ConsoleCalls) {
   const { uiSession, launchOf } = ctx;
   let consoleCallCount = 0;
@@ -44,7 +47,8 @@ export function toolHandlers(ctx: ApiContext, consoleCalls: ConsoleCalls) {
       consoleCalls.start(exchange, launch.id, input.name, input.arguments);
       let output: CommandOutput<'tools:call'>;
       try {
-        const result = await launch.gateway.callTool(input.name, input.arguments, { agentSession: uiSession, requestId });
+        const leg = { tap: ctx.host.tap, label: { agentName: CONSOLE_CLIENT } };
+        const result = await launch.gateway.callTool(input.name, input.arguments, { agentSession: uiSession, requestId, leg });
         output = { result: result as CommandOutput<'tools:call'>['result'], exchange };
       } catch (err) {
         // Unknown tool, or a JSON-RPC error from the server: shown to the person, not thrown.

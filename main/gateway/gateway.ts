@@ -30,6 +30,7 @@ import type { Surface } from './tool-surface';
 import type { NewEraHandler } from './new-era-handler';
 import type { TrustGuard } from '../trust/trust-guard';
 import { DataGuard } from '../data/data-guard';
+import { recordConsoleLeg, type ConsoleLegOptions } from './console-leg';
 
 export { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
 export type { DecisionEvent } from './call-pipeline';
@@ -66,6 +67,8 @@ export interface CallContext {
   agentSession: string;
   /** Names the exchange (`<agentSession>#<requestId>`), so a caller knows it before the call returns. */
   requestId?: string | number;
+  /** Record the caller's own leg on this tap (the Tool console: no channel taps it, console-leg.ts). */
+  leg?: ConsoleLegOptions;
 }
 
 /**
@@ -314,16 +317,21 @@ export class Gateway extends EventEmitter<Events> {
       agentSession: ctx.agentSession,
       method: 'tools/call',
       ...(ctx.requestId !== undefined ? { id: `${ctx.agentSession}#${String(ctx.requestId)}` } : {}),
+      ...(ctx.leg?.label ?? {}),
     });
     // These callers (the Tool console, a legacy envelope on stdio) show or send the result
     // without a downstream channel: it is redacted here instead (docs/security.md, "Secrets").
     const redactor = this.profile.redactor;
+    const answered = ctx.leg ? recordConsoleLeg(ctx.leg, redactor, ex, ctx.requestId ?? ex.id, name, args) : undefined;
     try {
-      return redactor.redactJson(await this.pipeline.callTool(ex, name, args));
+      const result = redactor.redactJson(await this.pipeline.callTool(ex, name, args));
+      answered?.({ result });
+      return result;
     } catch (err) {
-      if (err instanceof GatewayError) throw new GatewayError(err.code, redactor.redactString(err.message), redactor.redactJson(err.data));
-      if (err instanceof Error) err.message = redactor.redactString(err.message);
-      throw err;
+      const out = err instanceof GatewayError ? new GatewayError(err.code, redactor.redactString(err.message), redactor.redactJson(err.data)) : err;
+      if (!(err instanceof GatewayError) && err instanceof Error) err.message = redactor.redactString(err.message);
+      answered?.({ error: { code: out instanceof GatewayError ? out.code : ErrorCode.InternalError, message: out instanceof Error ? out.message : String(out) } });
+      throw out;
     }
   }
 

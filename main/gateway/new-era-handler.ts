@@ -39,6 +39,8 @@ import { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
 import { CAPABILITIES_TOOL, advertisedTools } from './tool-surface';
 import { toAdvertised } from '../protocol/tool-names';
 import type { ProgressSink } from './call-pipeline';
+import type { Redactor } from '../secrets/redactor';
+import { agentLabel } from './agent-label';
 
 /** Lists the gateway aggregates are fresh this long while no server is starting (it announces changes on listen streams). */
 export const LIST_TTL_MS = 30_000;
@@ -62,6 +64,8 @@ export interface NewEraDeps {
   /** A stateless agent (HTTP, one per token) seen for the first time: announced like a session. */
   agentSeen?(info: { id: string; terminal?: string; client?: { name: string; version: string }; protocolVersion: string }): void;
   holdMs?: number;
+  /** Redacts what the agent says of itself (its clientInfo) before an exchange carries it. */
+  redactor?: Redactor;
 }
 
 /** Where a new-era request came from. */
@@ -165,6 +169,8 @@ export class NewEraHandler {
       kind: 'call',
       session: this.deps.session,
       agentSession: ctx.agentSession,
+      // Per request: stateless clients behind one token share an agentSession, each says who it is.
+      ...agentLabel(era.clientInfo, this.deps.redactor),
       downstreamId: msg.id,
       method: msg.method,
       agentEra: era.protocolVersion,

@@ -11,6 +11,7 @@ import { sendText, type RawTextInfo, type TextSendOptions } from '../protocol/js
 import type { TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import { checkHeaders, isEraFault, statusForError } from './era';
+import { labelledTap } from './agent-label';
 import type { NewEraHandler } from './new-era-handler';
 
 /** The transport under one new-era POST: delivers its one request, writes what the channel sends. */
@@ -131,7 +132,8 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
   const agentSession = `stateless-${opts.label || 'main'}-${opts.session.slice(0, 8)}`;
   const transport = new OneShotTransport(res, request.id);
   const channel: ExchangeChannel = new ExchangeChannel({
-    tap: opts.tap,
+    // Each stateless request names its client in `_meta`: its record and its answer carry the name.
+    tap: labelledTap(opts.tap, () => ({}), opts.redactor),
     meta: { session: opts.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
     redactor: opts.redactor,
     // What the agent gets is redacted here, as on a session's channel (session-setup.ts).

@@ -41,6 +41,7 @@ import { toAdvertised } from '../protocol/tool-names';
 import type { ProgressSink } from './call-pipeline';
 import { isNewEraRequest, isNewEraVersion } from './era';
 import { NewEraHandler } from './new-era-handler';
+import { agentLabel, labelledTap, type AgentLabel } from './agent-label';
 
 export interface AgentSessionInfo {
   id: string;
@@ -69,6 +70,8 @@ interface SessionState extends RoutedSession {
    * answer, and only once the client said initialized for anything else).
    */
   initialized: boolean;
+  /** The client's name and version as records and exchanges carry them (agent-label.ts). */
+  label: AgentLabel;
 }
 
 /**
@@ -144,6 +147,7 @@ export class Sessions implements SessionsPort {
       upstreamRequest: (id, method, params) => deps.upstreamRequest(id, method, params),
       agentSeen: (a) => deps.sessionEvent({ id: a.id, transport: 'streamable-http', startedAt: Date.now(), protocolVersion: a.protocolVersion, ...(a.terminal ? { terminal: a.terminal } : {}), ...(a.client ? { client: a.client } : {}) }),
       holdMs: deps.inputHoldMs,
+      redactor: deps.profile.redactor,
     });
   }
 
@@ -172,7 +176,7 @@ export class Sessions implements SessionsPort {
       },
     );
     const channel: ExchangeChannel = new ExchangeChannel({
-      tap: opts.tap,
+      tap: labelledTap(opts.tap, () => state.label, this.deps.profile.redactor),
       meta: { session: this.deps.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
       redactor: opts.redactor,
       // Every message this session's agent gets passes the profile's redactor (docs/security.md, "Secrets").
@@ -189,11 +193,13 @@ export class Sessions implements SessionsPort {
       lastActive: Date.now(),
       closers: [],
       initialized: false,
+      label: agentLabel(info.client, this.deps.profile.redactor),
     };
     this.sessions.set(agentSession, state);
     server.oninitialized = () => {
       state.initialized = true;
-      state.info.client = server.getClientVersion();
+      state.info.client = server.getClientVersion() ?? state.info.client;
+      state.label = agentLabel(state.info.client, this.deps.profile.redactor);
       this.deps.sessionEvent(state.info);
     };
     server.onclose = () => {
@@ -230,6 +236,9 @@ export class Sessions implements SessionsPort {
           // The version the SDK Server will answer with (it keeps it to itself): the requested one when supported, else its latest.
           const asked = (msg.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
           state().info.protocolVersion = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+          // Known from here on, before the SDK answers: the initialize's own answer is labelled too.
+          const client = (msg.params as { clientInfo?: Implementation } | undefined)?.clientInfo;
+          if (client) state().label = agentLabel(client, this.deps.profile.redactor);
           return undefined;
         }
         const capability = FORWARDED[msg.method];

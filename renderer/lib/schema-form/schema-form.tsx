@@ -83,9 +83,12 @@ function FieldInput({ field, path, root, onRootChange, errors, inline }: InputPr
       break;
     case 'number':
     case 'integer': {
+      // A bound at the edge of what a number can say (Number.MAX_SAFE_INTEGER, as zod writes an
+      // unbounded int) bounds nothing a person would type: not shown ("≤ 9007199254740991").
+      const bound = (op: string, n: number | undefined) => (n !== undefined && Math.abs(n) < 1e15 ? `${op} ${n.toLocaleString('en-US')}` : '');
       const bounds = [
-        field.minimum !== undefined ? `≥ ${field.minimum}` : field.exclusiveMinimum !== undefined ? `> ${field.exclusiveMinimum}` : '',
-        field.maximum !== undefined ? `≤ ${field.maximum}` : field.exclusiveMaximum !== undefined ? `< ${field.exclusiveMaximum}` : '',
+        field.minimum !== undefined ? bound('≥', field.minimum) : bound('>', field.exclusiveMinimum),
+        field.maximum !== undefined ? bound('≤', field.maximum) : bound('<', field.exclusiveMaximum),
       ].filter(Boolean).join(', ');
       control = (
         <input

@@ -4,7 +4,7 @@
 // rebuild (ids, progress token, error) — is taken here, as small fresh strings, before the
 // message is let go; the message is replaced by a stub that holds only that.
 import { isObject } from '../../../common/is-object';
-import { compact, invalidateSummary, methodSummary, resultText, type Obj } from './summary';
+import { clipWords, compact, invalidateSummary, methodSummary, resultText, type Obj } from './summary';
 import type { TrafficEvent, TrafficRow } from './types';
 
 
@@ -21,7 +21,7 @@ function detach(s: string): string {
   return s.length > 12 ? (JSON.parse(JSON.stringify(s)) as string) : s;
 }
 
-const clipped = (s: string, max = MAX): string => detach(s.length > max ? `${s.slice(0, max)}…` : s);
+const clipped = (s: string, max = MAX): string => detach(clipWords(s, max));
 /** A call's result text in its summary: what a row's width shows, not a copy of the result. */
 const OUT_MAX = 120;
 

@@ -11,6 +11,8 @@ export interface CompiledFilter {
   statuses?: Set<StatusFilter>;
   include?: (method: string) => boolean;
   exclude?: (method: string) => boolean;
+  /** Keep calls slower than this (ms): `latency>500ms` in the search box. */
+  minLatency?: number;
   text: string;
 }
 
@@ -24,9 +26,10 @@ export function compileFilter(f: TrafficFilter): CompiledFilter {
     statuses: set(f.statuses),
     include: f.includeMethods?.length ? methodMatcher(f.includeMethods) : undefined,
     exclude: f.excludeMethods?.length ? methodMatcher(f.excludeMethods) : undefined,
+    minLatency: f.minLatencyMs !== undefined && Number.isFinite(f.minLatencyMs) ? f.minLatencyMs : undefined,
     text: (f.text ?? '').trim().toLowerCase(),
   };
-  c.all = !c.sessions && !c.servers && !c.directions && !c.statuses && !c.include && !c.exclude && !c.text;
+  c.all = !c.sessions && !c.servers && !c.directions && !c.statuses && !c.include && !c.exclude && c.minLatency === undefined && !c.text;
   return c;
 }
 
@@ -54,8 +57,28 @@ export function rowMatches(f: CompiledFilter, row: TrafficRow, bodyHit?: (row: T
     const ok = (row.status !== undefined && f.statuses.has(row.status)) || (f.statuses.has('denied') && denied);
     if (!ok) return false;
   }
+  // Only answered calls have a latency: a pending one is not (yet) slow.
+  if (f.minLatency !== undefined && !(row.latencyMs !== undefined && row.latencyMs > f.minLatency)) return false;
   if (f.text) return searchText(row).includes(f.text) || (bodyHit?.(row) ?? false);
   return true;
+}
+
+/** `latency > 500 ms`, `latency>2s`, `latency>250` (ms) in the search box. */
+const LATENCY_TERM = /(?:^|\s)latency\s*>\s*(\d+(?:\.\d+)?)\s*(ms|s)?(?=\s|$)/i;
+
+/**
+ * What the search box says: its text, and a `latency > N ms` term taken out of it (the one
+ * filter the box has a syntax for). `formatQuery` writes a filter back as the box shows it.
+ */
+export function parseQuery(raw: string): { text: string; minLatencyMs?: number } {
+  const m = LATENCY_TERM.exec(raw);
+  if (!m) return { text: raw.trim() };
+  const n = Number(m[1]) * (m[2]?.toLowerCase() === 's' ? 1000 : 1);
+  return { text: (raw.slice(0, m.index) + ' ' + raw.slice(m.index + m[0].length)).replace(/\s+/g, ' ').trim(), minLatencyMs: n };
+}
+
+export function formatQuery(f: Pick<TrafficFilter, 'text' | 'minLatencyMs'>): string {
+  return [f.minLatencyMs !== undefined ? `latency>${f.minLatencyMs}ms` : '', f.text ?? ''].filter(Boolean).join(' ');
 }
 
 /** `notifications/message` exact; `notifications/*` or `notifications/` a prefix. */

@@ -137,6 +137,16 @@ export function compact(v: unknown): string {
 }
 
 function clip(s: string): string {
-  const one = s.replace(/\s+/g, ' ').trim();
-  return one.length > MAX ? `${one.slice(0, MAX)}…` : one;
+  return clipWords(s.replace(/\s+/g, ' ').trim(), MAX);
+}
+
+/**
+ * At most `max` characters, cut at the last word boundary when one is near (a reason reads
+ * "…review it in the…", never "…review it in the Ser…"); a long unbroken token is cut where it must be.
+ */
+export function clipWords(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return `${space >= max * 0.6 ? cut.slice(0, space).trimEnd() : cut}…`;
 }

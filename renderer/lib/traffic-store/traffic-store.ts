@@ -2,14 +2,16 @@
 // view reads on animation frames. Output bytes never live in React state (STYLE.md): rows live
 // here, and a virtualized list renders the visible slice.
 //
-// Cost model: append is O(1) amortised per event (a ring buffer plus hash indexes, no re-sort);
-// a filter change walks the held rows once; everything else touches one call's tree.
+// Cost model: append is O(1) amortised per event (a ring buffer plus hash indexes, no re-sort); a filter
+// change visits what its narrowest facet can match (filter-index.ts); everything else touches one call's tree.
 import { ExchangeLinks, connectionOf, exchangeKey } from './exchange-links';
 import { carryShed, Interner, shedBody, shedsBody, type ShedFields } from './body-shed';
 import { BodySearch, type BodySearchFn } from './body-search';
 import { TrafficBodies } from './bodies';
 import { applyExchangeInfo, exchangeRowEvent, needsOwnRow } from './exchange-records';
 import { compileFilter, rowMatches, type CompiledFilter } from './filter';
+import { FilterGeneration, FilterIndex } from './filter-index';
+import { buildFromHeld, buildFromMatches, type BuildHost } from './visible-build';
 import { callRows, VisibleRows, withMergedPairs } from './visible-rows';
 import { invalidateSummary, rowSummary } from './summary';
 import type { ExchangeInfo, HostBufferStats, RowStatus, TrafficEvent, TrafficFilter, TrafficRow, TrafficStats } from './types';
@@ -55,6 +57,11 @@ export class TrafficStore {
 
   private filter: TrafficFilter = {};
   private compiled: CompiledFilter = compileFilter({});
+  private readonly generation = new FilterGeneration();
+  private readonly judge = (r: TrafficRow): boolean => this.generation.judge(r, (x) => this.matches(x));
+  private readonly index = new FilterIndex();
+  /** Tests compare the indexed path with this one: same rows, every filter. */
+  private readonly fullPassOnly: boolean;
 
   /** The visible list, ordered by (root seq, seq): roots, and under an expanded root its children. */
   private readonly entries = new VisibleRows();
@@ -69,16 +76,12 @@ export class TrafficStore {
   version = 0;
 
   /** Entries added at the tail of the visible list, ever (the "N new" marker counts from here). */
-  get tailAppends(): number {
-    return this.entries.tailAppends;
-  }
-
+  get tailAppends(): number { return this.entries.tailAppends; }
   /** Entries removed from the head of the visible list by eviction, ever (keeps the scroll anchored). */
-  get headRemovals(): number {
-    return this.entries.headRemovals;
-  }
+  get headRemovals(): number { return this.entries.headRemovals; }
 
-  constructor(options: { capacity?: number } = {}) {
+  constructor(options: { capacity?: number; fullPassFilter?: boolean } = {}) {
+    this.fullPassOnly = options.fullPassFilter ?? false;
     this.capacity = Math.max(1, Math.floor(options.capacity ?? DEFAULT_TRAFFIC_CAPACITY));
     this.ringSize = this.capacity;
     this.ring = new Array<TrafficRow | undefined>(this.ringSize);
@@ -260,23 +263,20 @@ export class TrafficStore {
     return this.filter;
   }
 
-  /** One pass over the held rows, however many criteria changed. */
+  /** The rows the filter index says can match, or one pass when no facet narrows it (text, latency, a broad facet). */
   setFilter(filter: TrafficFilter): void {
     this.filter = filter;
     this.compiled = compileFilter(filter);
     this.bodySearch.reset(this.compiled.text, this.oldestRemoteTs(), () => this.setFilter(this.filter));
-    for (const r of this.pinnedKept.values()) r._childMatches = 0;
-    // One pass: a root is older than its children (a call's messages follow its request), so its
-    // count is reset when it is reached, before any child of it adds to it.
-    for (let i = 0; i < this.count; i++) {
-      const r = this.rowAt(i)!;
-      r._childMatches = 0;
-      if (r.merged) continue;
-      r._match = this.matches(r);
-      if (r._match && r.root !== r) r.root._childMatches++;
-    }
+    this.generation.next();
+    for (const r of this.pinnedKept.values()) this.generation.fresh(r);
+    const candidates = this.fullPassOnly ? undefined : this.index.candidates(this.compiled);
+    const matched = candidates?.filter(this.judge);
+    // One pass: a root is older than its children (a call's messages follow its request), so it
+    // is made fresh when it is reached, before any child of it adds to its count.
+    if (!candidates) for (let i = 0; i < this.count; i++) this.judge(this.rowAt(i)!);
     for (const r of this.pinnedKept.values()) r._match = this.matches(r);
-    this.rebuildEntries();
+    this.rebuildEntries(matched);
     this.changed();
   }
 
@@ -319,7 +319,7 @@ export class TrafficStore {
     else this.expanded.add(root.seq);
     if (root._shown && root.children) {
       for (const c of root.children) {
-        if (open && c._match && !c.evicted) this.entries.insert(c);
+        if (open && this.generation.matches(c) && !c.evicted) this.entries.insert(c);
         else if (!open) this.entries.remove(c);
       }
     }
@@ -388,6 +388,7 @@ export class TrafficStore {
       evicted: false,
       _match: false,
       _childMatches: 0,
+      _fgen: this.generation.gen,
       _shown: false,
       _rev: 0,
     };
@@ -410,6 +411,8 @@ export class TrafficStore {
 
     switch (ev.kind) {
       case 'request':
+        // The call's own agent-side leg replaces the row that stood in for it (a Tool console call whose exchange came first).
+        if (ev.exchange && ev.direction === 'agent_to_gateway') this.retire(this.links.exchanges.get(exchangeKey(ev.session, ev.exchange)));
         this.links.request(row);
         break;
       case 'notification':
@@ -425,6 +428,7 @@ export class TrafficStore {
     }
     if (shed) shedBody(row, this.interner);
     if (row.merged) return;
+    this.index.add(row);
     row._match = this.matches(row);
     this.insertRow(row);
     // The call's own record, when the host sent it before this row arrived.
@@ -442,11 +446,19 @@ export class TrafficStore {
       const root = row.root;
       (root.children ??= []).push(row);
       if (row._match) {
+        this.generation.fresh(root);
         root._childMatches++;
         this.refreshVisibility(root);
         if (this.flat() || (root._shown && this.isExpanded(root))) this.entries.insert(row);
       }
     }
+  }
+
+  private retire(standIn: TrafficRow | undefined): void {
+    if (!standIn?.synthetic || standIn.merged) return;
+    standIn.merged = true;
+    this.index.remove(standIn);
+    this.entries.remove(standIn);
   }
 
   /** Called by the exchange records as a call's upstream server becomes known. */
@@ -460,10 +472,13 @@ export class TrafficStore {
     invalidateSummary(row);
     // A changed status or pair may change whether the row (and its root) passes the filter.
     if (row.merged) return;
-    const was = row._match;
+    this.index.update(row);
+    const was = this.generation.matches(row);
+    this.generation.fresh(row);
     row._match = this.matches(row);
     if (row.root !== row) {
       if (was !== row._match) {
+        this.generation.fresh(row.root);
         row.root._childMatches += row._match ? 1 : -1;
         if (this.flat() || (row.root._shown && this.isExpanded(row.root))) {
           if (row._match) this.entries.insert(row);
@@ -489,6 +504,7 @@ export class TrafficStore {
     row.evicted = true;
     if (row.synthetic) this.syntheticHeld--;
     this.bySeq.delete(row.seq);
+    this.index.remove(row);
     this.links.forget(row);
     const root = row.root;
     if (root !== row && root.children?.[0] === row) root.children.shift();
@@ -513,9 +529,9 @@ export class TrafficStore {
 
   private shouldShow(row: TrafficRow): boolean {
     if (this.pins.has(row.seq)) return true;
-    if (this.flat()) return row._match && !row.merged;
-    if (row.root === row) return row._match || row._childMatches > 0;
-    return row._match && !row.root.evicted && row.root._shown && this.isExpanded(row.root);
+    if (this.flat()) return this.generation.matches(row) && !row.merged;
+    if (row.root === row) return this.generation.matches(row) || this.generation.childMatches(row) > 0;
+    return this.generation.matches(row) && !row.root.evicted && row.root._shown && this.isExpanded(row.root);
   }
 
   private refreshVisibility(row: TrafficRow): void {
@@ -524,55 +540,32 @@ export class TrafficStore {
     if (show === row._shown) return;
     if (show) {
       this.entries.insert(row);
-      if (row.root === row && this.isExpanded(row) && row.children) for (const c of row.children) if (c._match && !c.evicted) this.entries.insert(c);
+      if (row.root === row && this.isExpanded(row) && row.children) for (const c of row.children) if (this.generation.matches(c) && !c.evicted) this.entries.insert(c);
     } else {
       this.entries.remove(row);
       if (row.root === row && row.children) for (const c of row.children) if (!this.pins.has(c.seq)) this.entries.remove(c);
     }
   }
 
-  private rebuildEntries(): void {
+  /** The visible list anew: from one pass over the held rows, or from the rows that match. */
+  private rebuildEntries(matched?: readonly TrafficRow[]): void {
     this.entries.unmarkAll();
-    const next: TrafficRow[] = [];
-    const kept = [...this.pinnedKept.values()].sort((a, b) => a.seq - b.seq);
-    for (const r of kept) {
-      r._shown = true;
-      next.push(r);
-    }
-    if (this.flat()) {
-      for (let i = 0; i < this.count; i++) {
-        const r = this.rowAt(i)!;
-        if (r._shown || !this.shouldShow(r)) continue;
-        r._shown = true;
-        next.push(r);
-      }
-      this.entries.replace(next, true);
-      return;
-    }
-    for (let i = 0; i < this.count; i++) {
-      const r = this.rowAt(i)!;
-      if (r.merged || r.root !== r) continue;
-      if (!this.shouldShow(r)) {
-        // A pinned child of a hidden root is still shown.
-        for (const c of r.children ?? []) {
-          if (this.pins.has(c.seq)) {
-            c._shown = true;
-            next.push(c);
-          }
-        }
-        continue;
-      }
-      r._shown = true;
-      next.push(r);
-      const open = this.isExpanded(r);
-      for (const c of r.children ?? []) {
-        if (!c.evicted && ((open && c._match) || this.pins.has(c.seq))) {
-          c._shown = true;
-          next.push(c);
-        }
-      }
-    }
-    this.entries.replace(next);
+    if (matched) return this.entries.replace(buildFromMatches(this.buildHost(), matched), true);
+    const built = buildFromHeld(this.buildHost());
+    this.entries.replace(built.rows, built.needsSort);
+  }
+
+  private buildHost(): BuildHost {
+    return {
+      held: () => this.all(),
+      pinnedKept: () => this.pinnedKept.values(),
+      pinnedHeld: () => [...this.pins].flatMap((seq) => this.bySeq.get(seq) ?? []),
+      flat: this.flat(),
+      matches: (r) => this.generation.matches(r),
+      shouldShow: (r) => this.shouldShow(r),
+      isExpanded: (r) => this.isExpanded(r),
+      isPinned: (r) => this.pins.has(r.seq),
+    };
   }
 
   private matches(row: TrafficRow): boolean {
@@ -587,6 +580,7 @@ export class TrafficStore {
 
   private reset(ringSize: number): void {
     for (const r of this.all()) r._shown = false;
+    this.index.clear(this.all());
     this.ringSize = ringSize;
     this.ring = new Array<TrafficRow | undefined>(ringSize);
     this.head = 0;

@@ -72,8 +72,10 @@ export interface TrafficRow {
   /** @internal */ _summary?: string;
   /** @internal bumps whenever what the row shows may have changed (a memoised row re-renders). */ _rev: number;
   /** @internal */ _text?: string;
-  /** @internal self match under the current filter generation. */ _match: boolean;
-  /** @internal descendants that match (roots only). */ _childMatches: number;
+  /** @internal self match, valid while `_fgen` is the store's filter generation (else: no match). */ _match: boolean;
+  /** @internal descendants that match (roots only), valid under the same generation (else 0). */ _childMatches: number;
+  /** @internal the filter generation `_match` and `_childMatches` were computed under. */ _fgen: number;
+  /** @internal the keys the filter index filed the row under (filter-index.ts). */ _filed?: { statuses: StatusFilter[]; server: string };
   /** @internal is an entry of the visible list. */ _shown: boolean;
 }
 
@@ -91,6 +93,8 @@ export interface TrafficFilter {
   statuses?: StatusFilter[];
   /** Free text over method, summary and the JSON of the message and its pair (case-insensitive). */
   text?: string;
+  /** Keep only calls answered slower than this many milliseconds. */
+  minLatencyMs?: number;
 }
 
 export interface TrafficStats {

@@ -39,6 +39,8 @@ export interface VirtualListProps {
   activeIndex: number;
   onActiveIndexChange: (index: number) => void;
   onActivate?: (index: number) => void;
+  /** A click on a row (after it became the active one); buttons inside a row stop their own clicks. */
+  onRowClick?: (index: number) => void;
   /** Keys the list does not handle itself (← → for expand/collapse, Space to pin…). */
   onRowKeyDown?: (event: KeyboardEvent<HTMLDivElement>, index: number) => void;
   /** Keep the last row in view as rows are appended. */
@@ -207,6 +209,8 @@ export function VirtualList(props: VirtualListProps) {
   }, [revealNonce]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    // Keys on a header control (a sort button) are its own: Enter and Space press it.
+    if (e.target instanceof Element && e.target !== e.currentTarget && e.target.closest('.vl-header')) return;
     if (count === 0) return;
     const viewport = ref.current?.clientHeight ?? 600;
     const page = pageSize(viewport - headerH, rowHeight);
@@ -263,6 +267,7 @@ export function VirtualList(props: VirtualListProps) {
         data-index={i}
         ref={variable ? virtualizer.measureElement : undefined}
         onMouseDown={() => props.onActiveIndexChange(i)}
+        onClick={props.onRowClick ? () => props.onRowClick?.(i) : undefined}
         onDoubleClick={() => props.onActivate?.(i)}
       >
         {props.renderRow(i)}

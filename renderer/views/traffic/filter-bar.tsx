@@ -1,6 +1,6 @@
 // The filter bar: everything the timeline can be narrowed by, in one row of controls.
-import { useEffect, useId, useState } from 'react';
-import type { Direction, StatusFilter, TrafficFilter } from '../../lib/traffic-store';
+import { useEffect, useId, useRef, useState } from 'react';
+import { formatQuery, parseQuery, type Direction, type StatusFilter, type TrafficFilter } from '../../lib/traffic-store';
 
 const STATUS_TOGGLES: [StatusFilter, string][] = [
   ['error', 'Errors'],
@@ -33,15 +33,34 @@ export interface FilterBarProps {
 
 export function FilterBar({ filter, onChange, methods, servers, launches }: FilterBarProps) {
   const listId = useId();
-  const [text, setText] = useState(filter.text ?? '');
+  // The search box says what is applied: its text and a `latency>N ms` term (filter.ts parseQuery).
+  const [text, setText] = useState(() => formatQuery(filter));
   const [method, setMethod] = useState('');
+  const applied = parseQuery(text);
+  const inSync = (applied.text === (filter.text ?? '') || (!applied.text && !filter.text)) && applied.minLatencyMs === filter.minLatencyMs;
+
+  // A filter changed from elsewhere (Clear filters, a chip's ×): the box shows it.
+  const shownFor = useRef(filter);
+  useEffect(() => {
+    if (shownFor.current === filter) return;
+    shownFor.current = filter;
+    if (!inSync) setText(formatQuery(filter));
+    // Only a change of the applied filter rewrites the box, never a keystroke.
+  }, [filter]);
 
   // Typing is debounced: one filter pass over the held rows per pause, not per keystroke.
   useEffect(() => {
-    if ((filter.text ?? '') === text) return;
-    const t = setTimeout(() => onChange({ ...filter, text }), 150);
+    if (inSync) return;
+    const t = setTimeout(() => {
+      const { text: q, minLatencyMs } = parseQuery(text);
+      const next: TrafficFilter = { ...filter, text: q };
+      if (minLatencyMs !== undefined) next.minLatencyMs = minLatencyMs;
+      else delete next.minLatencyMs;
+      shownFor.current = next;
+      onChange(next);
+    }, 150);
     return () => clearTimeout(t);
-  }, [text, filter, onChange]);
+  }, [text, filter, onChange, inSync]);
 
   const include = filter.includeMethods ?? [];
   const exclude = filter.excludeMethods ?? [];
@@ -55,15 +74,16 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
     else onChange({ ...filter, excludeMethods: uniq([...exclude, m]), includeMethods: include.filter((x) => x !== m) });
     setMethod('');
   };
-  const active = include.length + exclude.length + statuses.length + (filter.servers?.length ?? 0) + (filter.directions?.length ?? 0) + (filter.sessions?.length ?? 0) > 0 || !!filter.text;
+  const active = include.length + exclude.length + statuses.length + (filter.servers?.length ?? 0) + (filter.directions?.length ?? 0) + (filter.sessions?.length ?? 0) > 0 || !!filter.text || filter.minLatencyMs !== undefined || !!text || !!method;
 
   return (
     <div className="traffic-filters" role="search" aria-label="Traffic filters">
       <input
         className="tb-input traffic-search"
         type="search"
-        placeholder="Search method, summary, JSON…"
+        placeholder="Search method, summary, JSON… or latency>500ms"
         aria-label="Search traffic"
+        title="Free text, and latency>N ms (or latency>2s) for calls slower than that"
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
@@ -140,8 +160,16 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
           );
         })}
       </span>
-      {include.length + exclude.length > 0 ? (
+      {include.length + exclude.length > 0 || filter.minLatencyMs !== undefined ? (
         <span className="traffic-chips" role="list" aria-label="Method filters">
+          {filter.minLatencyMs !== undefined ? (
+            <span role="listitem" className="traffic-chip is-include">
+              latency &gt; {filter.minLatencyMs} ms
+              <button type="button" aria-label={`Remove filter: latency > ${filter.minLatencyMs} ms`} onClick={() => onChange({ ...filter, minLatencyMs: undefined })}>
+                ×
+              </button>
+            </span>
+          ) : null}
           {include.map((m) => (
             <span key={`i${m}`} role="listitem" className="traffic-chip is-include">
               only {m}
@@ -165,7 +193,10 @@ export function FilterBar({ filter, onChange, methods, servers, launches }: Filt
           type="button"
           className="tb-btn tb-btn-quiet"
           onClick={() => {
+            // Every input says what is applied afterwards: nothing (the method box too).
             setText('');
+            setMethod('');
+            shownFor.current = {};
             onChange({});
           }}
         >

@@ -4,6 +4,8 @@ import { formatBytes, formatTime } from '../../components/format-time';
 import type { TrafficRow as Row, TrafficStore } from '../../lib/traffic-store';
 import { Highlight } from './highlight';
 import { EraTag } from './era-tag';
+import type { SortColumn, TrafficSort } from './sorted-rows';
+import './traffic-sort.css';
 
 export const ROW_HEIGHT = 22;
 
@@ -36,16 +38,55 @@ export function formatLatency(ms: number | undefined): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
-export function TrafficHeader() {
+/** Columns a header press sorts by (sorted-rows.ts), with what the button says. */
+const SORTABLE: Partial<Record<(typeof COLUMNS)[number], [SortColumn, string]>> = {
+  Latency: ['latency', 'latency'],
+  Req: ['req', 'request size'],
+  Res: ['res', 'response size'],
+};
+
+export function TrafficHeader({ sort, onSort }: { sort?: TrafficSort; onSort?: (column: SortColumn) => void }) {
   return (
     <>
-      {COLUMNS.map((c) => (
-        <div key={c} role="columnheader" className={`traffic-cell traffic-c-${c.toLowerCase()}`}>
-          {c === 'Pin' ? <span className="traffic-sr">Pinned</span> : c}
-        </div>
-      ))}
+      {COLUMNS.map((c) => {
+        const sortable = SORTABLE[c];
+        const dir = sortable && sort?.column === sortable[0] ? sort.dir : undefined;
+        return (
+          <div
+            key={c}
+            role="columnheader"
+            className={`traffic-cell traffic-c-${c.toLowerCase()}`}
+            aria-sort={sortable ? (dir === 'desc' ? 'descending' : dir === 'asc' ? 'ascending' : 'none') : undefined}
+          >
+            {c === 'Pin' ? (
+              <span className="traffic-sr">Pinned</span>
+            ) : sortable && onSort ? (
+              <button
+                type="button"
+                className={`traffic-sort${dir ? ' is-sorted' : ''}`}
+                title={dir === 'desc' ? `Sorted by ${sortable[1]}, largest first: press for smallest first` : dir === 'asc' ? `Sorted by ${sortable[1]}, smallest first: press for arrival order` : `Sort by ${sortable[1]}, largest first`}
+                onClick={() => onSort(sortable[0])}
+              >
+                {c}
+                <span aria-hidden="true">{dir === 'desc' ? ' ▼' : dir === 'asc' ? ' ▲' : ''}</span>
+              </button>
+            ) : (
+              c
+            )}
+          </div>
+        );
+      })}
     </>
   );
+}
+
+/** The agent a row belongs to: its client's name (a call's upstream leg: its call's), else the id. */
+export function agentOf(row: Row): { label: string; title: string | undefined } {
+  const ev = row.ev.agentName !== undefined ? row.ev : row.root.ev.agentName !== undefined ? row.root.ev : row.ev;
+  const id = row.ev.agentSession ?? row.root.ev.agentSession;
+  if (ev.agentName === undefined) return { label: shortId(id), title: id };
+  const version = ev.agentVersion ? ` ${ev.agentVersion}` : '';
+  return { label: ev.agentName, title: `${ev.agentName}${version}${id ? ` · agent session ${id}` : ''}` };
 }
 
 export interface TrafficRowCellsProps {
@@ -74,6 +115,9 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
   const p = row.progress;
   const fraction = p && p.total ? Math.max(0, Math.min(1, p.done / p.total)) : undefined;
   const status = row.status ?? '';
+  const agent = agentOf(row);
+  const summary = store.summary(row);
+  const decision = decisionBadge(row);
   return (
     <>
       <div role="gridcell" className="traffic-cell traffic-c-time">
@@ -82,8 +126,8 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
       <div role="gridcell" className={`traffic-cell traffic-c-dir traffic-dir-${ev.direction}`} title={dirLabel} aria-label={dirLabel}>
         {arrow}
       </div>
-      <div role="gridcell" className="traffic-cell traffic-c-agent" title={ev.agentSession}>
-        {shortId(ev.agentSession)}
+      <div role="gridcell" className="traffic-cell traffic-c-agent" title={agent.title}>
+        {agent.label}
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-server" title={row.server}>
         {row.server ?? ''}
@@ -118,19 +162,18 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
         {row.replayOf !== undefined ? <span className="traffic-tag">replay</span> : null}
         <EraTag sides={row.newEra} />
       </div>
-      <div role="gridcell" className="traffic-cell traffic-c-summary">
+      <div role="gridcell" className="traffic-cell traffic-c-summary" title={summary.length > 40 ? summary : undefined}>
         {fraction !== undefined ? (
           <span className={`traffic-bar${row.status === 'pending' ? '' : ' is-done'}`} role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={p!.total} aria-valuenow={p!.done}>
             <span style={{ width: `${fraction * 100}%` }} />
           </span>
         ) : null}
-        <Highlight text={store.summary(row)} query={query} />
+        <Highlight text={summary} query={query} />
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-decision">
-        {row.decision ? <span className={`traffic-badge traffic-decision-${row.decision.toLowerCase()}`}>{row.decision}</span> : null}
-        {row.outcome === 'denied' && row.decision !== 'DENY' ? (
-          <span className="traffic-badge traffic-decision-deny" title={`denied by ${row.decidedBy ?? 'a person'}`}>
-            {deciderLabel(row.decidedBy)}
+        {decision ? (
+          <span className={`traffic-badge traffic-decision-${decision.tone}`} title={decision.title}>
+            {decision.text}
           </span>
         ) : null}
         {row.shadow ? (
@@ -177,8 +220,23 @@ export function rowCellsProps(row: Row, store: TrafficStore): Pick<TrafficRowCel
   return { rev: row._rev, kids, open: kids > 0 && store.isExpanded(row), pinned: store.isPinned(row), replayOf: row.replayOf };
 }
 
+/**
+ * One badge, the whole decision: an APPROVAL call shows how it ended (DENIED, TIMEOUT, NO
+ * APPROVER, APPROVED) rather than "APPROVAL" beside a second badge, which the column cut to
+ * "APPROVAL…" and hid the denial.
+ */
+export function decisionBadge(row: Row): { text: string; tone: 'allow' | 'approval' | 'deny'; title: string } | undefined {
+  if (!row.decision) return row.outcome === 'denied' ? { text: deniedLabel(row.decidedBy), tone: 'deny', title: `denied by ${row.decidedBy ?? 'a person'}` } : undefined;
+  if (row.decision === 'ALLOW') return { text: 'ALLOW', tone: 'allow', title: `allowed${row.decidedBy ? ` by ${row.decidedBy}` : ''}` };
+  if (row.decision === 'DENY') return { text: 'DENY', tone: 'deny', title: `denied by ${row.decidedBy ?? 'the policy'}` };
+  if (row.outcome === 'denied') return { text: deniedLabel(row.decidedBy), tone: 'deny', title: `needed approval; denied by ${row.decidedBy === 'timeout' ? 'the timeout' : row.decidedBy === 'no_approver' ? 'no approver being attached' : (row.decidedBy ?? 'a person')}` };
+  const answered = row.outcome === 'ok' || row.outcome === 'error' || (row.outcome === undefined && row.status === 'ok');
+  if (answered) return { text: 'APPROVED', tone: 'allow', title: `needed approval; approved${row.decidedBy ? ` by ${row.decidedBy}` : ''}` };
+  return { text: 'APPROVAL', tone: 'approval', title: row.outcome && row.outcome !== 'pending' ? `needed approval; ${row.outcome}` : 'needs approval: waiting for a person' };
+}
+
 /** Who denied an APPROVAL call, in one word for the DECISION column. */
-function deciderLabel(by: string | undefined): string {
+function deniedLabel(by: string | undefined): string {
   if (by === 'timeout') return 'TIMEOUT';
   if (by === 'no_approver') return 'NO APPROVER';
   return 'DENIED';

@@ -13,6 +13,7 @@ import { FilterBar } from './filter-bar';
 import { HarExportButton } from './har-export';
 import type { TrafficMarksSync } from './traffic-marks';
 import { COLUMNS, isPinKey, ROW_HEIGHT, rowCellsProps, TrafficHeader, TrafficRowCells } from './traffic-row';
+import { nextSort, sortRows, SORT_REFRESH_MS, type SortColumn, type SortedRows, type TrafficSort } from './sorted-rows';
 import './traffic.css';
 
 export type LaunchSummary = EventPayload<'launch:changed'>['launch'];
@@ -59,29 +60,53 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
   const focused = useRef<string | undefined>(undefined);
   const [, setReplayTick] = useState(0);
 
+  const [sort, setSortState] = useState<TrafficSort | undefined>();
+  const sortRef = useRef<TrafficSort | undefined>(undefined);
+  sortRef.current = sort;
   const pausedRef = useRef(false);
   pausedRef.current = paused;
+  /** What the list shows now: the store's order, or sorted by a column. */
+  const current = useCallback((by = sortRef.current): SnapshotSource => (by ? sortRows(store, by) : store), [store]);
   const setFilter = useCallback(
     (next: TrafficFilter) => {
       setFilterState(next);
       store.setFilter(next);
-      if (pausedRef.current) setFrozen(freeze(store));
+      if (pausedRef.current) setFrozen(freeze(current()));
     },
-    [store],
+    [store, current],
   );
 
-  const follow = atBottom && !paused;
+  // Sorted by a column: a snapshot of the visible list, rebuilt at most once a second while the
+  // store changes (sorted-rows.ts), and once more when that second is up.
+  const sortedRef = useRef<SortedRows | undefined>(undefined);
+  const [, setSortTick] = useState(0);
+  let sorted: SortedRows | undefined;
+  if (sort) {
+    const prev = sortedRef.current;
+    const now = performance.now();
+    sorted = !prev || prev.sort !== sort || (prev.storeVersion !== store.version && now - prev.builtAt >= SORT_REFRESH_MS) ? sortRows(store, sort, now) : prev;
+  }
+  sortedRef.current = sorted;
+  useEffect(() => {
+    const s = sortedRef.current;
+    if (!s || s.storeVersion === store.version) return;
+    const t = setTimeout(() => setSortTick((n) => n + 1), Math.max(0, SORT_REFRESH_MS - (performance.now() - s.builtAt)));
+    return () => clearTimeout(t);
+  });
+
+  // A sorted list has no tail to follow.
+  const follow = atBottom && !paused && !sort;
   // Paused: the list reads a snapshot of the rows taken when Pause was pressed (or a filter was
   // changed while paused), so eviction and new traffic cannot shift or blank what is on screen.
   const [frozen, setFrozen] = useState<FrozenRows | undefined>();
-  const rows: RowSource = frozen ?? store;
+  const rows: RowSource = frozen ?? sorted ?? store;
   const count = rows.size();
   // The head-eviction counter of the last render: indices in the DOM are relative to it.
   const drawn = useRef({ headRemovals: 0 });
-  if (!frozen) drawn.current = { headRemovals: store.headRemovals };
+  if (!frozen) drawn.current = { headRemovals: sorted ? 0 : store.headRemovals };
   const row = selected !== undefined ? (store.get(selected) ?? frozen?.bySeq(selected)) : undefined;
   const activeIndex = row ? rows.indexOf(row) : -1;
-  const newCount = follow ? 0 : Math.max(0, store.tailAppends - markAt);
+  const newCount = follow || sort ? 0 : Math.max(0, store.tailAppends - markAt);
   const stats = store.stats();
   const query = store.query();
   // Re-read per frame: new methods and servers appear as traffic arrives.
@@ -114,6 +139,14 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
     setAtBottom(b);
     if (!b) setMarkAt(store.tailAppends);
   };
+  const onSort = (column: SortColumn) => {
+    const next = nextSort(sort, column);
+    setSortState(next);
+    if (pausedRef.current) setFrozen(freeze(current(next)));
+    // Sorted: the top is where the slowest (largest) is. Unsorted again: back to following the tail.
+    if (next) setReveal({ index: 0, nonce: Date.now() });
+    else if (!pausedRef.current) setAtBottom(true);
+  };
   const jumpToEnd = () => {
     setPaused(false);
     setFrozen(undefined);
@@ -127,8 +160,9 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
       // Pause freezes exactly what is on screen: up to the last row drawn, not the rows that
       // arrived since that frame (following scrolls a frame behind the store under load).
       const last = lastDrawnIndex('traffic');
-      const evictedSince = store.headRemovals - drawn.current.headRemovals;
-      setFrozen(freeze(store, last === undefined ? store.size() : Math.max(0, last + 1 - evictedSince)));
+      const source = sorted ?? store;
+      const evictedSince = sorted ? 0 : store.headRemovals - drawn.current.headRemovals;
+      setFrozen(freeze(source, last === undefined ? source.size() : Math.max(0, last + 1 - evictedSince)));
       setMarkAt(store.tailAppends);
     }
   };
@@ -189,9 +223,9 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
   const toggleRow = useCallback(
     (x: TrafficRow) => {
       store.setExpanded(x, !store.isExpanded(x));
-      if (pausedRef.current) setFrozen(freeze(store));
+      if (pausedRef.current) setFrozen(freeze(current()));
     },
-    [store],
+    [store, current],
   );
 
   const onRowKeyDown = (e: KeyboardEvent<HTMLDivElement>, index: number) => {
@@ -240,14 +274,19 @@ export function TrafficView({ store, marks, launches = [], focusExchange }: Traf
             count={count}
             rowHeight={ROW_HEIGHT}
             colCount={COLUMNS.length}
-            header={<TrafficHeader />}
-            version={frozen ? frozen.version : version}
-            headRemovals={frozen ? frozen.headRemovals : store.headRemovals}
+            header={<TrafficHeader sort={sort} onSort={onSort} />}
+            version={frozen ? frozen.version : sorted ? sorted.version : version}
+            headRemovals={frozen ? frozen.headRemovals : sorted ? 0 : store.headRemovals}
             follow={follow}
             reveal={reveal}
             activeIndex={activeIndex}
             onActiveIndexChange={(i) => select(rows.at(i))}
             onActivate={(i) => {
+              select(rows.at(i));
+              setPaneOpen(true);
+            }}
+            onRowClick={(i) => {
+              // One click opens the call (its twisty and pin buttons keep their own clicks).
               select(rows.at(i));
               setPaneOpen(true);
             }}
@@ -390,8 +429,14 @@ function lastDrawnIndex(idPrefix: string): number | undefined {
   return last;
 }
 
+/** What a freeze copies: the store's visible list, or a sorted snapshot of it. */
+interface SnapshotSource extends RowSource {
+  version: number;
+  headRemovals: number;
+}
+
 /** A copy of the visible list (one array of references: ~1 ms at 100k rows). */
-function freeze(store: TrafficStore, limit = store.size()): FrozenRows {
+function freeze(store: SnapshotSource, limit = store.size()): FrozenRows {
   const list: TrafficRow[] = new Array<TrafficRow>(Math.min(limit, store.size()));
   for (let i = 0; i < list.length; i++) list[i] = store.at(i)!;
   let index: Map<TrafficRow, number> | undefined;

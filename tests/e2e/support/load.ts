@@ -14,6 +14,11 @@ export interface LoadOptions {
   args?: Record<string, unknown>;
   /** Calls in flight per client (1 = back to back). */
   inFlight?: number;
+  /**
+   * Sequential SDK clients: each client slot connects a new SDK client, makes this many calls,
+   * closes it and starts the next (agents that come and go: one initialize per few calls).
+   */
+  callsPerClient?: number;
 }
 
 export interface Load {
@@ -32,7 +37,39 @@ export async function startLoad(opts: LoadOptions): Promise<Load> {
   let errors = 0;
   let running = true;
   const loops: Promise<void>[] = [];
-  for (let c = 0; c < (opts.clients ?? 4); c++) {
+  const connect = async (name: string) => {
+    const client = new Client({ name, version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } });
+    await client.connect(transport);
+    return client;
+  };
+  const call = async (client: Client) => {
+    try {
+      await client.callTool({ name: opts.tool ?? 'read_file', arguments: opts.args ?? { file_path: 'README.md' } });
+    } catch {
+      errors++;
+    }
+    calls++;
+  };
+  if (opts.callsPerClient !== undefined) {
+    const per = Math.max(1, opts.callsPerClient);
+    for (let c = 0; c < (opts.clients ?? 1); c++) {
+      loops.push(
+        (async () => {
+          for (let n = 0; running; n++) {
+            const client = await connect(`gatehouse-seq-${c}-${n}`).catch(() => undefined);
+            if (!client) {
+              errors++;
+              continue;
+            }
+            for (let k = 0; k < per && running; k++) await call(client);
+            await client.close().catch(() => {});
+          }
+        })(),
+      );
+    }
+  }
+  for (let c = 0; c < (opts.callsPerClient !== undefined ? 0 : (opts.clients ?? 4)); c++) {
     const client = new Client({ name: `gatehouse-load-${c}`, version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } });
     await client.connect(transport);
