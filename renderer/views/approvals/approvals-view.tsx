@@ -13,6 +13,7 @@ import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { ApprovalCard } from './approval-card';
 import { useAnswerApproval, useApprovalKeys } from './use-answer';
+import { useApprovalFocus } from './use-approval-focus';
 import type { NotifyPermission } from './notify';
 
 export function ApprovalsView({ permission, onEnableNotifications }: { permission: NotifyPermission; onEnableNotifications: () => void }) {
@@ -22,6 +23,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
   const answer = useAnswerApproval();
   const pendingRef = useRef<HTMLElement>(null);
   useApprovalKeys(pendingRef, pending, answer);
+  useApprovalFocus(pendingRef, pending);
   const [tab, setTab] = useState<'answers' | 'decisions'>('answers');
   const decisionRows = useMemo(() => recentDecisions.slice(0, 200), [recentDecisions]);
 
@@ -44,7 +46,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
       />
       <div className="view-body scroll">
         <InboxNotices />
-        <section aria-label="Pending approvals" className="approvals-pending" ref={pendingRef}>
+        <section aria-label="Pending approvals" className="approvals-pending" ref={pendingRef} tabIndex={-1}>
           {pending.length === 0 ? (
             <EmptyState icon={<ShieldCheck size={28} />} title="Nothing waits for you">
               Tool calls that the profile's policy marks <b>approval</b> show up here the moment an agent makes them.
