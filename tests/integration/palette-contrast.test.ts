@@ -1,11 +1,14 @@
 // The palette meets WCAG AA in both themes: each text colour on each background it is drawn on
 // (tokens.css; the badge, button and muted-text rules in components.css) is measured here with
 // the WCAG 2.x contrast formula. axe (tests/e2e/a11y.spec.ts) checks the rendered views.
+// It lives here, not beside tokens.css, because it reads the file with Node (the renderer's own
+// tests may not import Node, and vitest hands CSS imports over empty).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const css = readFileSync(path.join(import.meta.dirname, 'tokens.css'), 'utf8');
+const css = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'renderer', 'styles', 'tokens.css'), 'utf8');
 
 function block(selector: string): Record<string, string> {
   const start = css.indexOf(`${selector} {`);
@@ -22,7 +25,7 @@ function luminance(hex: string): number {
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
 }
 
-export function contrast(a: string, b: string): number {
+function contrast(a: string, b: string): number {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
   return (hi! + 0.05) / (lo! + 0.05);
 }
