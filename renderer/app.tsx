@@ -312,10 +312,16 @@ function TopBar({ pendingCount, trayOpen, onToggleTray, permission, onEnableNoti
       <ConnectionPill status={conn.status} detail={conn.detail} attempts={conn.attempts} />
       {permission === 'default' ? <IconButton label="Enable desktop notifications for approvals" icon={<Bell size={15} />} onClick={onEnableNotifications} /> : null}
       <ThemeSwitch />
-      <button type="button" className={`btn btn-secondary btn-md tray-toggle${pendingCount ? ' has-pending' : ''}`} onClick={onToggleTray} aria-pressed={trayOpen} aria-label={`${trayOpen ? 'Hide' : 'Show'} approvals tray${pendingCount ? `, ${pendingCount} pending` : ''}`} title={`Approvals tray (${shortcutLabel('alt+t')})`}>
+      <button type="button" className={`btn btn-secondary btn-md tray-toggle${pendingCount ? ' has-pending' : ''}`} onClick={onToggleTray} aria-pressed={trayOpen} title={`${trayOpen ? 'Hide' : 'Show'} the approvals tray (${shortcutLabel('alt+t')})`}>
+        {/* Named by what it shows ("Approvals 2 pending"), so a voice command of the visible text finds it; aria-pressed says whether the tray is shown. */}
         <PanelRightOpen size={15} aria-hidden="true" />
-        <span aria-hidden="true">Approvals</span>
-        {pendingCount ? <span className="count-badge badge-warn" aria-hidden="true">{pendingCount}</span> : null}
+        <span>Approvals</span>
+        {pendingCount ? (
+          <span className="count-badge badge-warn">
+            {pendingCount}
+            <span className="visually-hidden"> pending</span>
+          </span>
+        ) : null}
       </button>
     </header>
   );

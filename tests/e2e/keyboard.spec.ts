@@ -52,7 +52,7 @@ test('launch → Tool console write → approval answered from inside the Termin
   await tabTo(page, panel.getByRole('button', { name: 'Edit as JSON' }));
   await page.keyboard.press('Enter');
   const json = panel.getByRole('textbox', { name: 'Arguments as JSON' });
-  await tabTo(page, json, 20, true);
+  await tabTo(page, json, 10);
   await page.keyboard.press('Control+a');
   await page.keyboard.insertText(JSON.stringify({ file_path: 'first.txt', content: 'one\n' }));
   await page.keyboard.press('Control+Enter');
