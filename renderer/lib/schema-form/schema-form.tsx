@@ -83,10 +83,10 @@ function FieldInput({ field, path, root, onRootChange, errors, inline }: InputPr
       break;
     case 'number':
     case 'integer': {
-      const bounds = [
-        field.minimum !== undefined ? `≥ ${field.minimum}` : field.exclusiveMinimum !== undefined ? `> ${field.exclusiveMinimum}` : '',
-        field.maximum !== undefined ? `≤ ${field.maximum}` : field.exclusiveMaximum !== undefined ? `< ${field.exclusiveMaximum}` : '',
-      ].filter(Boolean).join(', ');
+      // A schema made from zod's .int() bounds at ±(2^53 − 1): no limit a person needs to read ("≤ 9007199254740991").
+      const real = (n: number | undefined): number | undefined => (n !== undefined && Math.abs(n) < Number.MAX_SAFE_INTEGER ? n : undefined);
+      const [min, xmin, max, xmax] = [real(field.minimum), real(field.exclusiveMinimum), real(field.maximum), real(field.exclusiveMaximum)];
+      const bounds = [min !== undefined ? `≥ ${min}` : xmin !== undefined ? `> ${xmin}` : '', max !== undefined ? `≤ ${max}` : xmax !== undefined ? `< ${xmax}` : ''].filter(Boolean).join(', ');
       control = (
         <input
           {...common}

@@ -87,7 +87,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
                       <td className="mono">{h.request.tool}</td>
                       <td>{h.request.server}</td>
                       <td><Badge tone={h.outcome.approved ? 'ok' : 'danger'}>{h.request.question !== undefined ? (h.outcome.approved ? 'answered' : 'declined') : h.outcome.approved ? 'allowed' : 'denied'}</Badge></td>
-                      <td>{h.outcome.how}{h.outcome.by ? <span className="muted"> by {h.outcome.by}</span> : null}</td>
+                      <td>{h.outcome.how}{h.outcome.by ? <span className="muted"> {answeredBy(h.outcome.by)}</span> : null}</td>
                       <td className="cell-wrap">{h.outcome.reason}</td>
                     </tr>
                   ))}
@@ -124,4 +124,10 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
       </div>
     </div>
   );
+}
+
+/** The host names its answerers by channel ('ui', 'tty'); a person reads where the answer came from. */
+const ANSWERER: Record<string, string> = { ui: 'in the window', tty: 'in the terminal prompt' };
+function answeredBy(by: string): string {
+  return ANSWERER[by] ?? `by ${by}`;
 }
