@@ -1,11 +1,10 @@
 // The application shell: left navigation, top bar (active launch, connection, theme), the
 // current view, and the approvals tray beside it (never over it).
-import { StrictMode, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { StrictMode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import {
   ArrowLeftRight,
   Bell,
-  CircleHelp,
   FileText,
   FolderKanban,
   History,
@@ -24,15 +23,20 @@ import {
   TerminalIcon,
   Wifi,
   WifiOff,
-  X,
 } from 'lucide-react';
-import { HostApiContext } from './api/context';
+import { HostApiContext, useHostApi } from './api/context';
+import { useAppCommands } from './app-commands';
+import { useAttentionBadge } from './components/attention';
+import { CommandPalette } from './components/command-palette';
+import { focusRegion } from './components/focus-regions';
+import { ShortcutsHelp } from './components/shortcuts-help';
+import { useCommand } from './components/use-command';
 import { CountBadge } from './components/badge';
 import { IconButton } from './components/button';
 import { Kbd } from './components/kbd';
-import { shortcutLabel, useShortcuts } from './components/shortcuts';
+import { shortcutLabel, useShortcuts, VIEW_KEY_COUNT } from './components/shortcuts';
 import { Timestamp } from './components/timestamp';
-import { ToastProvider } from './components/toasts';
+import { ToastProvider, useToast } from './components/toasts';
 import { LogStore } from './lib/log-store';
 import { TrafficStore } from './lib/traffic-store';
 import { toolConsoleState } from './state/tool-console-state';
@@ -94,7 +98,11 @@ export function App({ streams }: { streams: Streams }) {
   const [trayOpen, setTrayOpen] = useState<boolean>(() => readBool(TRAY_KEY, true));
   const [permission, setPermission] = useState<NotifyPermission>(() => notificationPermission());
   const [helpOpen, setHelpOpen] = useState(false);
+  const [paletteOpen, setPaletteOpen] = useState(false);
   const mainRef = useRef<HTMLElement>(null);
+  // Where focus was before Alt+A moved it into the tray: Esc, or the last answer, goes back there.
+  const returnFocus = useRef<HTMLElement | null>(null);
+  useAttentionBadge(pendingCount);
 
   // The tray shows whenever something waits (unless hidden), or when opened by hand. The
   // Approvals view is the tray at full size, so the tray steps aside there.
@@ -119,27 +127,52 @@ export function App({ streams }: { streams: Streams }) {
 
   const enableNotifications = useCallback(async () => setPermission(await requestNotificationPermission()), []);
 
-  const focusTray = (): void => {
+  const focusTray = useCallback((): void => {
+    const active = document.activeElement;
+    if (active instanceof HTMLElement && active !== document.body && !active.closest('.tray')) returnFocus.current = active;
     setPinned(true);
     openTray(true);
     requestAnimationFrame(() => {
       const card = document.querySelector<HTMLElement>('.tray [data-approval-id]');
       (card ?? document.querySelector<HTMLElement>('.tray'))?.focus();
     });
-  };
+  }, [openTray]);
 
+  const leaveTray = useCallback((): void => {
+    const back = returnFocus.current;
+    returnFocus.current = null;
+    (back?.isConnected ? back : mainRef.current)?.focus();
+  }, []);
+
+  const toggleTray = useCallback((): void => {
+    setPinned(!showTray);
+    openTray(!showTray);
+  }, [showTray, openTray]);
+
+  // An answer that took the last card with the tray (it hides when nothing waits and it was not
+  // opened by hand) leaves focus on <body>: put it back where it was.
+  const lastCount = useRef(pendingCount);
+  useLayoutEffect(() => {
+    const fell = pendingCount < lastCount.current;
+    lastCount.current = pendingCount;
+    if (fell && (document.activeElement === null || document.activeElement === document.body)) leaveTray();
+  }, [pendingCount, leaveTray]);
+
+  const viewKeys = VIEW_IDS.slice(0, VIEW_KEY_COUNT);
   useShortcuts({
-    ...Object.fromEntries(VIEW_IDS.map((id, i) => [`mod+${i + 1}`, () => navigate(id)])),
-    // In a browser tab Ctrl+1…9 belong to the browser; Alt+1…9 work there too.
-    ...Object.fromEntries(VIEW_IDS.map((id, i) => [`alt+${i + 1}`, () => navigate(id)])),
+    ...Object.fromEntries(viewKeys.map((id, i) => [`mod+${i + 1}`, () => navigate(id)])),
+    // In a browser tab Ctrl+1…9 belong to the browser; Alt+1…9 work there too (and in the Terminal).
+    ...Object.fromEntries(viewKeys.map((id, i) => [`alt+${i + 1}`, () => navigate(id)])),
     'alt+a': focusTray,
     ...Object.fromEntries(Object.entries(LETTER_KEYS).map(([id, key]) => [key, () => navigate(id as ViewId)])),
-    'alt+t': () => {
-      setPinned(!showTray);
-      openTray(!showTray);
-    },
+    'alt+t': toggleTray,
+    'mod+k': () => setPaletteOpen(true),
+    f6: () => focusRegion(1),
+    'shift+f6': () => focusRegion(-1),
     '?': () => setHelpOpen(true),
   });
+
+  const commands = useAppCommands({ ...usePaletteSources(paletteOpen), state, traffic: streams.traffic, views: NAV, focusTray, toggleTray, showShortcuts: useCallback(() => setHelpOpen(true), []) });
 
   // Move focus to the view on navigation, for keyboard and screen-reader users.
   useEffect(() => {
@@ -169,7 +202,7 @@ export function App({ streams }: { streams: Streams }) {
                   e.preventDefault();
                   navigate(n.id);
                 }}
-                title={`${n.label} (${shortcutLabel(LETTER_KEYS[n.id] ?? `mod+${i + 1}`)})`}
+                title={LETTER_KEYS[n.id] ? `${n.label} (${shortcutLabel(LETTER_KEYS[n.id]!)})` : i < VIEW_KEY_COUNT ? `${n.label} (${shortcutLabel(`mod+${i + 1}`)})` : `${n.label} (${shortcutLabel('mod+k')}, then its name)`}
               >
                 <span className="nav-icon" aria-hidden="true">{n.icon}</span>
                 <span className="nav-label">{n.label}</span>
@@ -188,19 +221,17 @@ export function App({ streams }: { streams: Streams }) {
       </nav>
 
       <div className="main-col">
-        <TopBar pendingCount={pendingCount} trayOpen={showTray} onToggleTray={() => {
-          setPinned(!showTray);
-          openTray(!showTray);
-        }} permission={permission} onEnableNotifications={() => void enableNotifications()} />
+        <TopBar pendingCount={pendingCount} trayOpen={showTray} onToggleTray={toggleTray} permission={permission} onEnableNotifications={() => void enableNotifications()} />
         <DoctorPanel />
         <div className="content-row">
           <main id="main" className="main" aria-label={current.label} ref={mainRef} tabIndex={-1}>
             <ViewSwitch view={view} streams={streams} permission={permission} onEnableNotifications={() => void enableNotifications()} />
           </main>
-          {showTray ? <ApprovalsTray onClose={() => { setPinned(false); openTray(false); }} permission={permission} onEnableNotifications={() => void enableNotifications()} /> : null}
+          {showTray ? <ApprovalsTray onClose={() => { setPinned(false); openTray(false); leaveTray(); }} onLeave={leaveTray} permission={permission} onEnableNotifications={() => void enableNotifications()} /> : null}
         </div>
       </div>
-      {helpOpen ? <ShortcutsHelp onClose={() => setHelpOpen(false)} /> : null}
+      {helpOpen ? <ShortcutsHelp views={NAV} onClose={() => setHelpOpen(false)} /> : null}
+      {paletteOpen ? <CommandPalette commands={commands} onClose={() => setPaletteOpen(false)} /> : null}
     </div>
   );
 }
@@ -220,9 +251,16 @@ function StreamViews({ view, streams }: { view: 'traffic' | 'logs'; streams: Str
   const focus = useStore(navStore, (s) => s.focus);
   const activeId = useStore(launches, (s) => s.activeId);
   const servers = useMemo(() => list.flatMap((l) => l.servers.map((s) => ({ launchId: l.id, serverId: s.id, state: s.state }))), [list]);
-  if (view === 'traffic') return <TrafficView store={streams.traffic} marks={streams.marks} launches={list} focusExchange={focus?.exchange} />;
+  // Their toolbars are their headers; the shell gives each view its one <h1> (screen readers jump by it).
+  if (view === 'traffic')
+    return (
+      <>
+        <h1 className="visually-hidden">Traffic</h1>
+        <TrafficView store={streams.traffic} marks={streams.marks} launches={list} focusExchange={focus?.exchange} />
+      </>
+    );
   const initial = focus?.server && activeId ? { launchId: activeId, serverId: focus.server } : undefined;
-  return <LogsView key={initial ? `${initial.launchId}/${initial.serverId}` : 'all'} store={streams.logs} servers={servers} initial={initial} />;
+  return <><h1 className="visually-hidden">Logs</h1><LogsView key={initial ? `${initial.launchId}/${initial.serverId}` : 'all'} store={streams.logs} servers={servers} initial={initial} /></>;
 }
 
 function ViewSwitch({ view, streams, permission, onEnableNotifications }: { view: ViewId; streams: Streams; permission: NotifyPermission; onEnableNotifications: () => void }) {
@@ -288,10 +326,16 @@ function TopBar({ pendingCount, trayOpen, onToggleTray, permission, onEnableNoti
       <ConnectionPill status={conn.status} detail={conn.detail} attempts={conn.attempts} />
       {permission === 'default' ? <IconButton label="Enable desktop notifications for approvals" icon={<Bell size={15} />} onClick={onEnableNotifications} /> : null}
       <ThemeSwitch />
-      <button type="button" className={`btn btn-secondary btn-md tray-toggle${pendingCount ? ' has-pending' : ''}`} onClick={onToggleTray} aria-pressed={trayOpen} aria-label={`${trayOpen ? 'Hide' : 'Show'} approvals tray${pendingCount ? `, ${pendingCount} pending` : ''}`} title={`Approvals tray (${shortcutLabel('alt+t')})`}>
+      <button type="button" className={`btn btn-secondary btn-md tray-toggle${pendingCount ? ' has-pending' : ''}`} onClick={onToggleTray} aria-pressed={trayOpen} title={`${trayOpen ? 'Hide' : 'Show'} the approvals tray (${shortcutLabel('alt+t')})`}>
+        {/* Named by what it shows ("Approvals 2 pending"), so a voice command of the visible text finds it; aria-pressed says whether the tray is shown. */}
         <PanelRightOpen size={15} aria-hidden="true" />
-        <span aria-hidden="true">Approvals</span>
-        {pendingCount ? <span className="count-badge badge-warn" aria-hidden="true">{pendingCount}</span> : null}
+        <span>Approvals</span>
+        {pendingCount ? (
+          <span className="count-badge badge-warn">
+            {pendingCount}
+            <span className="visually-hidden"> pending</span>
+          </span>
+        ) : null}
       </button>
     </header>
   );
@@ -327,50 +371,17 @@ function ThemeSwitch() {
   );
 }
 
-function ShortcutsHelp({ onClose }: { onClose: () => void }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const prev = document.activeElement as HTMLElement | null;
-    ref.current?.focus();
-    return () => prev?.focus?.();
-  }, []);
-  useShortcuts({ escape: onClose });
-  const rows: Array<[string, string]> = [
-    ...NAV.slice(0, 9).map((n, i): [string, string] => [`${shortcutLabel(`mod+${i + 1}`)}  ${shortcutLabel(`alt+${i + 1}`)}`, n.label]),
-    [shortcutLabel('alt+a'), 'Focus the approvals tray'],
-    [shortcutLabel('alt+r'), 'Resources'],
-    [shortcutLabel('alt+p'), 'Prompts'],
-    [shortcutLabel('alt+t'), 'Show or hide the approvals tray'],
-    ['A', 'Allow once (tray focused)'],
-    ['S', 'Allow for session (tray focused)'],
-    ['D', 'Deny (tray focused)'],
-    ['T', 'Allow the tool for the session (tray focused)'],
-    [shortcutLabel('mod+enter'), 'Call the tool (Tool console)'],
-    ['?', 'This help'],
-  ];
-  return (
-    <div className="modal-backdrop" onClick={onClose}>
-      <div className="modal" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" ref={ref} tabIndex={-1} onClick={(e) => e.stopPropagation()}>
-        <header className="modal-head">
-          <CircleHelp size={16} aria-hidden="true" />
-          <h2>Keyboard shortcuts</h2>
-          <span className="spacer" />
-          <IconButton label="Close" icon={<X size={15} />} onClick={onClose} />
-        </header>
-        <table className="table shortcuts-table">
-          <tbody>
-            {rows.map(([k, v]) => (
-              <tr key={k + v}>
-                <td><Kbd>{k}</Kbd></td>
-                <td>{v}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </div>
-  );
+/** What the palette needs from the host: the profiles (asked for while the palette is open) and which run. */
+function usePaletteSources(open: boolean) {
+  const api = useHostApi();
+  const toast = useToast();
+  const { launches } = useAppState();
+  const list = useStore(launches, (s) => s.launches);
+  const profiles = useCommand('profiles:list', open ? {} : null).data;
+  const runningProfiles = useMemo(() => new Set(list.map((l) => l.profile)), [list]);
+  return { api, toast, profiles: profiles ?? NO_PROFILES, runningProfiles };
 }
+const NO_PROFILES: never[] = [];
 
 function readBool(key: string, fallback: boolean): boolean {
   try {

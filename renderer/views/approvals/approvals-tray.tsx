@@ -1,7 +1,8 @@
 // The persistent approvals tray: a right-hand drawer beside the current view (never over it),
 // so the traffic that led to a request stays visible while a person answers it.
 // Keys while focus is in the tray: A allow once, S allow for session, D deny, T allow the tool
-// for the session; they apply to the focused card, else to the oldest.
+// for the session; they apply to the focused card, else to the oldest. J / K move between cards,
+// E opens the card's exchange, Esc goes back where focus was (use-approval-focus.ts).
 import { useRef } from 'react';
 import { Bell, BellOff, PanelRightClose, ShieldCheck } from 'lucide-react';
 import { Button, IconButton } from '../../components/button';
@@ -12,18 +13,20 @@ import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { ApprovalCard } from './approval-card';
 import { useAnswerApproval, useApprovalKeys } from './use-answer';
+import { useApprovalFocus } from './use-approval-focus';
 import type { NotifyPermission } from './notify';
 
-export function ApprovalsTray({ onClose, permission, onEnableNotifications }: { onClose: () => void; permission: NotifyPermission; onEnableNotifications: () => void }) {
+export function ApprovalsTray({ onClose, onLeave, permission, onEnableNotifications }: { onClose: () => void; /** Esc, or the last card answered: focus back where it was. */ onLeave?: () => void; permission: NotifyPermission; onEnableNotifications: () => void }) {
   const { approvals } = useAppState();
   const { pending, answering } = useStore(approvals);
   const answer = useAnswerApproval();
   const ref = useRef<HTMLElement>(null);
 
   useApprovalKeys(ref, pending, answer);
+  useApprovalFocus(ref, pending, { onEmpty: onLeave, onLeave });
 
   return (
-    <aside className="tray" aria-label="Approvals tray" ref={ref}>
+    <aside className="tray" aria-label="Approvals tray" ref={ref} tabIndex={-1}>
       <header className="tray-head">
         <ShieldCheck size={16} aria-hidden="true" />
         <h2 className="tray-title">Approvals</h2>
@@ -41,6 +44,7 @@ export function ApprovalsTray({ onClose, permission, onEnableNotifications }: { 
           <span><Kbd>A</Kbd> once</span>
           <span><Kbd>S</Kbd> session</span>
           <span><Kbd>D</Kbd> deny</span>
+          <span><Kbd>J</Kbd>/<Kbd>K</Kbd> next/prev</span>
           <span className="spacer" />
           <span title="Move the focus into the tray">focus <Kbd>{shortcutLabel('alt+a')}</Kbd></span>
         </p>

@@ -14,6 +14,7 @@ import { useStore } from '../../state/store';
 import { ApprovalCard } from './approval-card';
 import { SessionGrantsPanel } from './session-grants-panel';
 import { useAnswerApproval, useApprovalKeys } from './use-answer';
+import { useApprovalFocus } from './use-approval-focus';
 import type { NotifyPermission } from './notify';
 
 export function ApprovalsView({ permission, onEnableNotifications }: { permission: NotifyPermission; onEnableNotifications: () => void }) {
@@ -23,6 +24,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
   const answer = useAnswerApproval();
   const pendingRef = useRef<HTMLElement>(null);
   useApprovalKeys(pendingRef, pending, answer);
+  useApprovalFocus(pendingRef, pending);
   const [tab, setTab] = useState<'answers' | 'decisions'>('answers');
   const decisionRows = useMemo(() => recentDecisions.slice(0, 200), [recentDecisions]);
 
@@ -45,7 +47,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
       />
       <div className="view-body scroll">
         <InboxNotices />
-        <section aria-label="Pending approvals" className="approvals-pending" ref={pendingRef}>
+        <section aria-label="Pending approvals" className="approvals-pending" ref={pendingRef} tabIndex={-1}>
           {pending.length === 0 ? (
             <EmptyState icon={<ShieldCheck size={28} />} title="Nothing waits for you">
               Tool calls that the profile's policy marks <b>approval</b> show up here the moment an agent makes them.
@@ -88,7 +90,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
                       <td className="mono">{h.request.tool}</td>
                       <td>{h.request.server}</td>
                       <td><Badge tone={h.outcome.approved ? 'ok' : 'danger'}>{h.request.question !== undefined ? (h.outcome.approved ? 'answered' : 'declined') : h.outcome.approved ? 'allowed' : 'denied'}</Badge></td>
-                      <td>{h.outcome.how}{h.outcome.by ? <span className="muted"> by {h.outcome.by}</span> : null}</td>
+                      <td>{h.outcome.how}{h.outcome.by ? <span className="muted"> {answeredBy(h.outcome.by)}</span> : null}</td>
                       <td className="cell-wrap">{h.outcome.reason}</td>
                     </tr>
                   ))}
@@ -125,4 +127,10 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
       </div>
     </div>
   );
+}
+
+/** The host names its answerers by channel ('ui', 'tty'); a person reads where the answer came from. */
+const ANSWERER: Record<string, string> = { ui: 'in the window', tty: 'in the terminal prompt' };
+function answeredBy(by: string): string {
+  return ANSWERER[by] ?? `by ${by}`;
 }

@@ -7,6 +7,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import type { HostApi } from '../../../common/host-api';
 import { copyText } from '../../components/clipboard';
+import { leavesTerminal } from '../../components/shortcuts';
 import { findLinks } from './links';
 import type { TerminalFeed, TerminalSummary } from './terminal-feed';
 import { monoFont, terminalTheme, watchTheme } from './terminal-theme';
@@ -124,7 +125,11 @@ export function TerminalPane({ api, feed, terminal, title, visible }: Props) {
 
     // Ctrl+Shift+C copies the selection (Ctrl+C stays the interrupt); Ctrl+Shift+V is left to the
     // browser, whose paste event xterm turns into (bracketed) input.
+    // The app's way out (F6, Alt+A, Alt+T, Alt+1…9; components/shortcuts.ts): returning false
+    // makes xterm leave the event alone, so it bubbles to the app's document listener instead of
+    // reaching the shell as an escape sequence. Esc stays with the shell.
     term.attachCustomKeyEventHandler((e) => {
+      if (leavesTerminal(e)) return false;
       if (e.type !== 'keydown' || !e.ctrlKey || !e.shiftKey || e.altKey || e.metaKey) return true;
       const key = e.key.toLowerCase();
       if (key === 'c') {
@@ -238,7 +243,7 @@ export function TerminalPane({ api, feed, terminal, title, visible }: Props) {
         {terminal.pid !== undefined ? <span>pid {terminal.pid}</span> : null}
         {/* Filled by the effect (never by React), so a resize costs no render. */}
         <span ref={sizeRef} title="Columns × rows" />
-        <span>Copy: select, Ctrl+Shift+C · Paste: Ctrl+Shift+V</span>
+        <span>Copy: select, Ctrl+Shift+C · Paste: Ctrl+Shift+V · Leave: F6</span>
       </div>
     </section>
   );

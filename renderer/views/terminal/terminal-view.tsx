@@ -218,7 +218,8 @@ function NewTerminalMenu({ launchId, busy, onPick }: { launchId: string; busy: b
     }
   };
 
-  const list = presets.data ?? [];
+  // What can be opened first (the shell, installed agents), then what is listed only to say how to install it.
+  const list = [...(presets.data ?? [])].sort((a, b) => Number(b.available) - Number(a.available));
   return (
     <div className="term-menu-wrap" ref={wrap}>
       <Button variant="primary" icon={<Plus size={14} />} busy={busy} aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>

@@ -123,7 +123,7 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
       <div role="gridcell" className="traffic-cell traffic-c-time">
         {formatTime(ev.ts)}
       </div>
-      <div role="gridcell" className={`traffic-cell traffic-c-dir traffic-dir-${ev.direction}`} title={dirLabel} aria-label={dirLabel}>
+      <div role="gridcell" className={`traffic-cell traffic-c-dir traffic-dir-${ev.direction}`} title={dirLabel} aria-label={`${arrow}, ${dirLabel}`}>
         {arrow}
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-agent" title={agent.title}>
