@@ -52,6 +52,11 @@ export interface StdioServerSpec extends ServerCommon {
   trust: TrustMode;
   /** The OS sandbox it runs in (main/sandbox/); strict unless the profile says otherwise. */
   sandbox: SandboxSpec;
+  /**
+   * Set when the profile's command was a package launcher (`npx pkg`, `uvx pkg`…) and `command`
+   * / `args` were rewritten to run the installed package from the cache (main/packages/).
+   */
+  launcher?: { tool: string; spec: string; name: string; version: string; dir: string };
 }
 
 export interface HttpServerSpec extends ServerCommon {
