@@ -152,6 +152,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       startupTimeoutMs: Math.round(s.startup_timeout_s * 1000),
       requestTimeoutMs: Math.round(s.request_timeout_s * 1000),
       maxMessageBytes: Math.round(s.max_message_mb * 1024 * 1024),
+      ...(s.tools ? { tools: { ...(s.tools.include ? { include: s.tools.include } : {}), exclude: s.tools.exclude } } : {}),
     };
     if ('command' in s) {
       return {

@@ -31,6 +31,8 @@ interface ServerCommon {
   requestTimeoutMs: number;
   /** Largest message accepted from this server, in bytes (default 4 MiB). */
   maxMessageBytes?: number;
+  /** Which of its tools are advertised: globs over the tool's own name (main/supervisor/tool-list.ts). */
+  tools?: { include?: string[]; exclude: string[] };
 }
 
 export interface StdioServerSpec extends ServerCommon {

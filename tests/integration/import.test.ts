@@ -162,6 +162,7 @@ describe('Gemini CLI', () => {
         headers: { Authorization: 'Bearer ${secret:GITHUB_PAT}' },
         transport: 'streamable-http',
         request_timeout_s: 30,
+        tools: { exclude: ['delete_repository'] },
       },
       'python-tools': {
         command: 'python',
@@ -169,6 +170,7 @@ describe('Gemini CLI', () => {
         env: { DATABASE_URL: '${env:DB_CONNECTION_STRING}', API_KEY: '${secret:EXTERNAL_API_KEY}' },
         cwd: './mcp-servers/python',
         request_timeout_s: 15,
+        tools: { include: ['safe_tool'] },
       },
       events: { url: 'http://localhost:8080/sse', transport: 'sse' },
     });

@@ -376,7 +376,10 @@ export class ProfileBuilder {
     } else {
       throw new Error(`internal: draft ${d.from} has neither command nor url`);
     }
-    this.servers[id] = { ...server, ...common } as ServerInput;
+    // The tool lists limit what is advertised (servers.<id>.tools), and the rules below keep a call
+    // by name to a left-out tool denied with the source config's reason.
+    const tools = d.enabledTools || d.disabledTools?.length ? { tools: { ...(d.enabledTools ? { include: d.enabledTools } : {}), ...(d.disabledTools?.length ? { exclude: d.disabledTools } : {}) } } : {};
+    this.servers[id] = { ...server, ...common, ...tools } as ServerInput;
     this.addToolRules(id, d);
   }
 
