@@ -79,6 +79,9 @@ describe('Claude Desktop', () => {
     ]);
     expect(r.serverIds).toMatchObject({ 'Brave Search': 'brave-search', openai_helper: 'openai-helper' });
     expect(r.warnings).toEqual([
+      // Paths from another machine are not granted, and the review says so.
+      'mcpServers.filesystem.args: /Users/alice/Desktop: not granted (it does not exist on this machine; add it to sandbox.write once it does)',
+      'mcpServers.filesystem.args: /Users/alice/Downloads: not granted (it does not exist on this machine; add it to sandbox.write once it does)',
       expect.stringMatching(/^mcpServers\["Brave Search"\]: imported as server "brave-search"/),
       expect.stringMatching(/^mcpServers\.openai_helper: imported as server "openai-helper"/),
     ]);
