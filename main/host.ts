@@ -41,6 +41,8 @@ import { launchTrustInputs } from './trust/protected-paths';
 import { fileDigest } from './trust/file-hash';
 import { attachTelemetry } from './telemetry/launch-telemetry';
 import type { ExchangeTelemetry } from './telemetry/exchange-telemetry';
+import { preparePackages } from './packages/prepare-packages';
+import { launchSearchPath } from './trust/program-identity';
 
 export interface HostOptions {
   dataDir?: string;
@@ -279,7 +281,10 @@ export class Host extends EventEmitter<HostEvents> {
   /** Launch a profile: resolve it fully first (nothing starts half-way), then start its servers. */
   async launch(ref: string | ResolvedProfile, opts: LaunchOptions = {}): Promise<Launch> {
     if (this.closed) throw new Error('host is shutting down');
-    const profile = typeof ref === 'string' ? this.resolve(ref) : ref;
+    const resolved = typeof ref === 'string' ? this.resolve(ref) : ref;
+    // Package launchers (npx, uvx…) run from the package cache, installed now when missing (docs/packages.md).
+    const packages = await preparePackages(resolved, { env: this.env, searchPath: await launchSearchPath(this.env), log: (line) => process.stderr.write(`gatehouse: ${line}\n`) });
+    const profile = packages.profile;
     const profileDigest = fileDigest(profile.file);
     const id = randomUUID();
     const policy = compilePolicy(profile.policy, { workspace: profile.workspace });
@@ -298,12 +303,13 @@ export class Host extends EventEmitter<HostEvents> {
       channelRoutes: (serverId, era) => gateway.upstreamRoutes(serverId, era),
       stdinGraceMs: this.opts.stdinGraceMs,
       termGraceMs: this.opts.termGraceMs,
-      startGate: (spec) => trust.startGate(spec),
+      startGate: (spec) => packages.problems.get(spec.id) ?? trust.startGate(spec),
       protectedRead: inputs.protectedRead,
     });
     trust.attach(supervisor);
     const launch = new Launch(id, profile, supervisor, gateway, trust);
     launch.profileDigest = profileDigest;
+    launch.notices.push(...packages.notes);
     trust.on('changed', () => this.emit('trust', launch));
     this.launches.set(id, launch);
     this.wireAudit(launch, opts.kind ?? 'launch');

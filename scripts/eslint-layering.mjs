@@ -34,6 +34,7 @@ export const LAYER_ORDER = [
   'secrets',
   'sandbox',
   'profiles',
+  'packages',
   'protocol',
   'auth',
   'policy',

@@ -15,7 +15,7 @@ const USAGE = `usage:
   gatehouse profiles validate [--resolve] FILE...  check profiles (names work too); --resolve also
                                                    expands \${env:…}/\${secret:…} and checks the workspace
   gatehouse profiles schema                        print the profile JSON Schema
-  gatehouse profiles import FILE [--out FILE] [--name NAME] [--force]
+  gatehouse profiles import FILE [--out FILE] [--name NAME] [--force] [--no-install]
         [--format claude-desktop|claude-code|vscode|cursor|codex|gemini] [--workspace DIR]
                                                    turn an MCP client's configuration into a
                                                    profile; prints the written path
@@ -84,7 +84,7 @@ function row(e: ProfileEntry): string[] {
 async function importCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(
     args,
-    { out: { type: 'string', short: 'o' }, name: { type: 'string' }, format: { type: 'string' }, workspace: { type: 'string' }, force: { type: 'boolean' } },
+    { out: { type: 'string', short: 'o' }, name: { type: 'string' }, format: { type: 'string' }, workspace: { type: 'string' }, force: { type: 'boolean' }, 'no-install': { type: 'boolean' } },
     true,
   );
   if (positionals.length !== 1) throw new UsageError(positionals.length ? 'import takes one FILE' : 'import needs a FILE');
@@ -117,6 +117,8 @@ async function importCommand(args: string[]): Promise<number> {
       process.stderr.write('secrets to set before launching (values were not copied):\n');
       for (const s of r.secrets) process.stderr.write(`  GATEHOUSE_SECRET_${s.name}  (${s.from}${s.kind === 'clear-text' ? ', was in clear text' : ''})\n`);
     }
+    // Package launchers are installed now, while the network is at hand (docs/packages.md).
+    if (!values['no-install']) await installImportedPackages(r.file);
     return 0;
   } catch (err) {
     if (err instanceof ImportError) {
@@ -168,4 +170,22 @@ function indent(text: string): string {
     .split('\n')
     .map((l) => `  ${l}`)
     .join('\n');
+}
+
+/** Each enabled server of a just-imported profile that runs through npx/uvx/… gets its package into the cache. */
+async function installImportedPackages(file: string): Promise<void> {
+  const { parseLauncher } = await import('../packages/launchers');
+  const { ensurePackage } = await import('../packages/prepare-packages');
+  const { launchSearchPath } = await import('../trust/program-identity');
+  const raw = loadProfileFile(file).raw;
+  const searchPath = await launchSearchPath(process.env);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const jobs = Object.entries(raw.servers).map(async ([id, s]) => {
+    if (!('command' in s) || s.disabled || [s.command, ...s.args].some((a) => a.includes('${'))) return;
+    const req = parseLauncher(s.command, s.args);
+    if (!req) return;
+    const got = await ensurePackage(id, req, { searchPath, cwd: process.cwd() }, { env: process.env, searchPath, log });
+    if (typeof got === 'string') log(`warning: ${id}: ${got}; it will not start until it can be installed`);
+  });
+  await Promise.all(jobs);
 }

@@ -330,3 +330,17 @@ describe('workspace: optional', () => {
     ]);
   });
 });
+
+describe('imported configs that should just run', () => {
+  it('a disabled server needs none of its secrets; an enabled one still does', () => {
+    const lines = ['workspace: ./ws', 'servers:', '  unused:', '    command: srv', '    disabled: true', '    env: { KEY: "${secret:NOT_SET}" }', '  used:', '    command: srv'];
+    const p = resolveLines(lines);
+    expect(p.servers.map((s) => s.id)).toEqual(['unused', 'used']);
+    expect(resolveErrors(lines.map((l) => l.replace('disabled: true', 'disabled: false'))).join('\n')).toMatch(/NOT_SET/);
+  });
+
+  it('`command: ~/…` is the home folder, as grants are read', () => {
+    const p = resolveLines(['workspace: ./ws', 'servers:', '  mine:', '    command: ~/bin/my-server'], { env: { HOME: '/home/alice' } });
+    expect((p.servers[0] as StdioServerSpec).command).toBe('/home/alice/bin/my-server');
+  });
+});

@@ -40,10 +40,13 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
   const dataDir = path.resolve(ctx.dataDir);
   const base: ExpandContext = { dataDir, env, secrets: ctx.secrets ?? new EnvSecretProvider(env) };
 
+  // A disabled server starts nothing, so what it references need not exist yet (an imported
+  // config's unused server must not demand its secrets): its expansion problems are dropped.
+  let lenient = false;
   const expand = (p: PropertyKey[], value: string, ectx: ExpandContext): string => {
     const r = expandString(value, ectx);
     for (const s of r.secrets) redactor.add(s.name, s.value);
-    for (const problem of r.problems) issues.push(loaded.issueAt(p, problem.message, problem.token));
+    if (!lenient) for (const problem of r.problems) issues.push(loaded.issueAt(p, problem.message, problem.token));
     // A credential written in clear (`Authorization: Bearer abc`, `API_TOKEN: abc`) is still a
     // credential: redact it downstream even though it did not come from ${secret:…}.
     const [top, id, field, key] = p;
@@ -132,6 +135,14 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
   };
 
   const servers: ServerSpec[] = Object.entries(raw.servers).map(([id, s]) => {
+    lenient = s.disabled;
+    try {
+      return serverOf(id, s);
+    } finally {
+      lenient = false;
+    }
+  });
+  function serverOf(id: string, s: (typeof raw.servers)[string]): ServerSpec {
     const p = ['servers', id];
     const common = {
       id,
@@ -141,12 +152,14 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       startupTimeoutMs: Math.round(s.startup_timeout_s * 1000),
       requestTimeoutMs: Math.round(s.request_timeout_s * 1000),
       maxMessageBytes: Math.round(s.max_message_mb * 1024 * 1024),
+      ...(s.tools ? { tools: { ...(s.tools.include ? { include: s.tools.include } : {}), exclude: s.tools.exclude } } : {}),
     };
     if ('command' in s) {
       return {
         ...common,
         kind: 'stdio',
-        command: str([...p, 'command'], s.command),
+        // `~/bin/server` as grants spell it: a program, not a file named `~` in the workspace.
+        command: homeExpanded(str([...p, 'command'], s.command), home),
         args: strs([...p, 'args'], s.args),
         env: map([...p, 'env'], s.env),
         ...refs('envRefs', s.env),
@@ -183,7 +196,7 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
       options: deep([...p, 'options'], s.options) as Record<string, unknown>,
       sandbox: builtinSandbox(serverSandbox([...p, 'sandbox'], s.sandbox, s.limits), s.sandbox, deep([...p, 'options'], s.options)),
     };
-  });
+  }
 
   const agentSpec: AgentSpec | undefined = raw.agent
     ? {
@@ -293,4 +306,9 @@ function restartPolicy(s: ServerRaw): RestartPolicy {
     maxBackoffMs: s.restart.max_backoff_ms,
     resetAfterMs: Math.round(s.restart.reset_after_s * 1000),
   };
+}
+
+/** `~` and `~/…` → the home folder, as grants are read. */
+function homeExpanded(value: string, home: string): string {
+  return value === '~' ? home : value.startsWith('~/') ? path.join(home, value.slice(2)) : value;
 }

@@ -140,6 +140,13 @@ const serverCommon = {
     .max(64)
     .default(4)
     .describe('Largest message accepted from this server, in MiB; larger ones are refused (a larger Content-Length restarts the server).'),
+  tools: z
+    .strictObject({
+      include: z.array(z.string().min(1)).optional().describe("Only these of the server's tools are advertised (globs over the tool's own name)."),
+      exclude: z.array(z.string().min(1)).default([]).describe('These are never advertised (applied after include).'),
+    })
+    .optional()
+    .describe("Which of the server's tools the agent sees; a tool left out is unknown to the gateway, its pins and its policy (Codex enabled_tools / disabled_tools, Gemini includeTools / excludeTools)."),
 };
 
 export const StdioServerSchema = z

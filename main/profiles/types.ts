@@ -31,6 +31,8 @@ interface ServerCommon {
   requestTimeoutMs: number;
   /** Largest message accepted from this server, in bytes (default 4 MiB). */
   maxMessageBytes?: number;
+  /** Which of its tools are advertised: globs over the tool's own name (main/supervisor/tool-list.ts). */
+  tools?: { include?: string[]; exclude: string[] };
 }
 
 export interface StdioServerSpec extends ServerCommon {
@@ -52,6 +54,11 @@ export interface StdioServerSpec extends ServerCommon {
   trust: TrustMode;
   /** The OS sandbox it runs in (main/sandbox/); strict unless the profile says otherwise. */
   sandbox: SandboxSpec;
+  /**
+   * Set when the profile's command was a package launcher (`npx pkg`, `uvx pkg`…) and `command`
+   * / `args` were rewritten to run the installed package from the cache (main/packages/).
+   */
+  launcher?: { tool: string; spec: string; name: string; version: string; dir: string };
 }
 
 export interface HttpServerSpec extends ServerCommon {

@@ -19,6 +19,8 @@ import { withPrelude, type PreludeSteps } from './launch-prelude';
 import { planLimits, type LimitsPlan, type LimitsRequest } from './limits';
 import { prepareLandlock } from './landlock-launch';
 import { outerLimits, proxyEnv, SandboxUnavailableError, type SandboxedCommand, type SandboxLaunchInput } from './launch-contract';
+import { isDockerRun } from './container';
+import { prepareContainer } from './container-launch';
 
 // Declared in launch-contract.ts so landlock-launch.ts can share them without importing this
 // file back (a circle: docs/architecture.md "Layer order"); callers keep importing them from here.
@@ -32,6 +34,8 @@ export function sandboxInitEntry(): string {
 export function prepareSandbox(input: SandboxLaunchInput): SandboxedCommand {
   const { spec } = input;
   if (spec.mode === 'off') return unconfined(input.command, input.args, input.env, { limits: spec.limits, hostEnv: input.hostEnv, ...input.limitsGroup });
+  // `docker run IMAGE`: the container is the sandbox (container.ts), under the same grants and limits.
+  if (isDockerRun(input.command, input.args)) return prepareContainer(input);
   const platform = input.platform ?? process.platform;
   const avail: SandboxAvailability = sandboxAvailability(input.hostEnv, platform);
   if (!avail.ok) throw new SandboxUnavailableError(avail.reason, avail.fix);

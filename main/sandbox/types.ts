@@ -48,9 +48,10 @@ export const DEFAULT_LIMITS: SandboxLimits = Object.freeze({ processes: 256, mem
  * How the limits of one run are enforced, best first: a cgroup v2 scope the user's systemd
  * delegates (`systemd-run --user --scope`), a cgroup Gatehouse may create itself (v2, or the v1
  * pids/memory controllers: root, as in CI), else rlimits set inside the sandbox (RLIMIT_NPROC is
- * counted per user namespace; RLIMIT_AS), else none (reported).
+ * counted per user namespace; RLIMIT_AS), else none (reported). `container`: docker's own
+ * --pids-limit / --memory on the container (container.ts).
  */
-export type LimitsMechanism = 'systemd-scope' | 'cgroup-v2' | 'cgroup-v1' | 'rlimit' | 'none';
+export type LimitsMechanism = 'systemd-scope' | 'cgroup-v2' | 'cgroup-v1' | 'rlimit' | 'container' | 'none';
 
 export interface SandboxSpec {
   /** `off` runs the process unconfined; only ever by an explicit `sandbox: off` in the profile. */

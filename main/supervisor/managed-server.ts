@@ -31,7 +31,7 @@ import { openNewEraRun } from './new-era-run';
 import { initializeVersion } from './upstream-era';
 import type { UpstreamEras } from './upstream-era';
 import type { ManagedServerOptions, RunInfo } from './managed-server-options';
-import { listAllTools } from './tool-list';
+import { exposedTools, listAllTools } from './tool-list';
 import { composeStatus, type StatusSnapshot } from './server-status';
 import { isPermanentSandboxError, type SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { EXIT_STDERR_LINES, ExitHistory } from './exit-history';
@@ -379,7 +379,7 @@ export class ManagedServer extends EventEmitter<Events> {
       return;
     }
     try {
-      const tools = await listAllTools(client, this.spec.requestTimeoutMs);
+      const tools = exposedTools(await listAllTools(client, this.spec.requestTimeoutMs), this.spec.tools);
       if (run !== this.run) return;
       this.toolList = tools;
       this.emit('tools', tools, client.getInstructions());

@@ -1,5 +1,7 @@
 // A server's whole tool list, page by page, through its SDK client.
 import { ListToolsResultSchema, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { compileGlobs } from '../policy/glob';
+import type { ServerSpec } from '../profiles/types';
 import type { UpstreamClient } from './types';
 
 /** Pages a server may return before the list is cut: one that keeps returning cursors must not loop us forever. */
@@ -15,4 +17,12 @@ export async function listAllTools(client: UpstreamClient, timeoutMs: number): P
     if (!cursor) break;
   }
   return tools;
+}
+
+/** The tools a profile lets the agent see (`servers.<id>.tools`: include, then exclude; globs over the tool's own name). */
+export function exposedTools(tools: Tool[], filter: ServerSpec['tools']): Tool[] {
+  if (!filter) return tools;
+  const include = filter.include ? compileGlobs(filter.include) : undefined;
+  const exclude = compileGlobs(filter.exclude);
+  return tools.filter((t) => (!include || include.test(t.name)) && !exclude.test(t.name));
 }

@@ -25,7 +25,12 @@ it('maps mcp_servers tables, env_vars, bearer_token_env_var, timeouts, enabled a
   const r = importConfigText(text, { fileName: 'config.toml' });
   expect(r.profile.servers).toEqual({
     context7: { command: 'npx', args: ['-y', '@upstash/context7-mcp'], startup_timeout_s: 20, request_timeout_s: 90 },
-    github: { url: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: 'Bearer ${secret:GITHUB_PAT}' }, transport: 'streamable-http' },
+    github: {
+      url: 'https://api.githubcopilot.com/mcp/',
+      headers: { Authorization: 'Bearer ${secret:GITHUB_PAT}' },
+      transport: 'streamable-http',
+      tools: { include: ['list_issues', 'get_issue', 'search_code'], exclude: ['search_code'] },
+    },
     figma: {
       url: 'https://mcp.figma.com/mcp',
       headers: { 'X-Figma-Region': 'us-east-1', 'X-Figma-Token': '${secret:FIGMA_OAUTH_TOKEN}', 'X-Trace-Id': '${env:TRACE_ID}' },
@@ -36,6 +41,7 @@ it('maps mcp_servers tables, env_vars, bearer_token_env_var, timeouts, enabled a
       env: { SHELL_MCP_API_TOKEN: '${secret:SHELL_MCP_API_TOKEN}', RUST_LOG: 'info' },
       inherit_env: ['PATH', 'LANG'],
       disabled: true,
+      tools: { exclude: ['run_as_root'] },
     },
     legacy: { command: 'legacy-mcp', startup_timeout_s: 15 },
   });

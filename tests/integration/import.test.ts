@@ -79,6 +79,9 @@ describe('Claude Desktop', () => {
     ]);
     expect(r.serverIds).toMatchObject({ 'Brave Search': 'brave-search', openai_helper: 'openai-helper' });
     expect(r.warnings).toEqual([
+      // Paths from another machine are not granted, and the review says so.
+      'mcpServers.filesystem.args: /Users/alice/Desktop: not granted (it does not exist on this machine; add it to sandbox.write once it does)',
+      'mcpServers.filesystem.args: /Users/alice/Downloads: not granted (it does not exist on this machine; add it to sandbox.write once it does)',
       expect.stringMatching(/^mcpServers\["Brave Search"\]: imported as server "brave-search"/),
       expect.stringMatching(/^mcpServers\.openai_helper: imported as server "openai-helper"/),
     ]);
@@ -162,6 +165,7 @@ describe('Gemini CLI', () => {
         headers: { Authorization: 'Bearer ${secret:GITHUB_PAT}' },
         transport: 'streamable-http',
         request_timeout_s: 30,
+        tools: { exclude: ['delete_repository'] },
       },
       'python-tools': {
         command: 'python',
@@ -169,6 +173,7 @@ describe('Gemini CLI', () => {
         env: { DATABASE_URL: '${env:DB_CONNECTION_STRING}', API_KEY: '${secret:EXTERNAL_API_KEY}' },
         cwd: './mcp-servers/python',
         request_timeout_s: 15,
+        tools: { include: ['safe_tool'] },
       },
       events: { url: 'http://localhost:8080/sse', transport: 'sse' },
     });

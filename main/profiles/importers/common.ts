@@ -8,6 +8,7 @@
 // base64 runs). False positives cost the user one environment variable; false negatives leak.
 import { liftMcpRemote } from './oauth';
 import type { ServerDraft } from './server-draft';
+import { pathGrants } from './path-grants';
 import { ENV_NAME_RE, RESERVED_SERVER_IDS, SERVER_ID_RE, type PolicyRuleSchema, type ProfileInput } from '../schema';
 import type { z } from 'zod';
 import type { ImportFormat, ImportOptions, ImportResult, ImportedSecret } from './types';
@@ -360,6 +361,14 @@ export class ProfileBuilder {
       });
       if (inherit.length) server.inherit_env = [...new Set(inherit)];
       if (d.cwd) server.cwd = d.cwd;
+      // The source client let the server reach these unsandboxed: explicit grants, shown in the review.
+      const grants = pathGrants(d.args ?? []);
+      if (grants.write.length || grants.read.length) {
+        server.sandbox = { ...(grants.write.length ? { write: grants.write } : {}), ...(grants.read.length ? { read: grants.read } : {}) };
+        const said = [...grants.write.map((p) => `write ${p}`), ...grants.read.map((p) => `read ${p}`)];
+        this.warn(`${d.from}: granted ${said.join(', ')} in its sandbox (absolute paths in its args)`);
+      }
+      for (const skipped of grants.skipped) this.warn(`${d.from}.args: ${skipped}`);
     } else if (d.url !== undefined) {
       server.url = this.urlValue(id, d.url, `${d.from}.url`);
       const headers: Record<string, string> = {};
@@ -376,7 +385,10 @@ export class ProfileBuilder {
     } else {
       throw new Error(`internal: draft ${d.from} has neither command nor url`);
     }
-    this.servers[id] = { ...server, ...common } as ServerInput;
+    // The tool lists limit what is advertised (servers.<id>.tools), and the rules below keep a call
+    // by name to a left-out tool denied with the source config's reason.
+    const tools = d.enabledTools || d.disabledTools?.length ? { tools: { ...(d.enabledTools ? { include: d.enabledTools } : {}), ...(d.disabledTools?.length ? { exclude: d.disabledTools } : {}) } } : {};
+    this.servers[id] = { ...server, ...common, ...tools } as ServerInput;
     this.addToolRules(id, d);
   }
 
