@@ -62,9 +62,12 @@ describe('printing', () => {
     const codex = run(['--profile', profile, '--client', 'codex']);
     const defaultData = path.join(home, '.local', 'state', 'gatehouse');
     expect(parseToml(codex.stdout)).toEqual({
-      mcp_servers: { gatehouse: { command: path.join(repoRoot, 'bin', 'gatehouse'), args: ['gateway', '--profile', profile, '--quiet', '--data-dir', defaultData] } },
+      mcp_servers: {
+        gatehouse: { command: path.join(repoRoot, 'bin', 'gatehouse'), args: ['gateway', '--profile', profile, '--quiet', '--profiles-dir', env.GATEHOUSE_PROFILES_DIR, '--data-dir', defaultData] },
+      },
     });
     expect(codex.stderr).toMatch(/--data-dir/);
+    expect(codex.stderr).toMatch(/--profiles-dir/);
     env.GATEHOUSE_DATA_DIR = path.join(tmp, 'my-data');
     expect((parseToml(run(['--profile', profile, '--client', 'codex']).stdout) as { mcp_servers: { gatehouse: { args: string[] } } }).mcp_servers.gatehouse.args.slice(-2)).toEqual(['--data-dir', path.join(tmp, 'my-data')]);
     expect((parseToml(run(['--profile', profile, '--client', 'codex', '--data-dir', 'rel/dir']).stdout) as { mcp_servers: { gatehouse: { args: string[] } } }).mcp_servers.gatehouse.args.slice(-2)).toEqual(['--data-dir', path.join(project, 'rel', 'dir')]);
