@@ -71,6 +71,8 @@ export interface ClientConfigOptions {
   transport?: ConnectTransport;
   /** Gatehouse's data directory, for clients that do not pass GATEHOUSE_DATA_DIR (default: this one's). */
   dataDir?: string;
+  /** The user's profiles folder, for the same clients (default: GATEHOUSE_PROFILES_DIR or the usual one, from `env`). */
+  profilesDir?: string;
   /** The profile file; made absolute (the client starts the gateway from its own directory). */
   profileFile: string;
   /** The running gateway's Streamable HTTP endpoint (`http://127.0.0.1:PORT/mcp`). */
@@ -216,7 +218,7 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
       // these clients start: name both dirs in the args, so the gateway finds the same audit
       // store, approvals socket and profiles folder (docs/gateway.md, "Connecting a client").
       const env = opts.env ?? process.env;
-      const profiles = userProfilesDir(env);
+      const profiles = path.resolve(opts.profilesDir ?? userProfilesDir(env));
       const dir = path.resolve(opts.dataDir ?? defaultDataDir(env));
       args.push('--profiles-dir', profiles, '--data-dir', dir);
       const envKey = info.format === 'toml' ? `[mcp_servers.${ENTRY_NAME}.env]` : `"env" of the ${ENTRY_NAME} entry`;

@@ -29,6 +29,8 @@ export interface ConnectTarget {
   gatehouseBin?: string;
   /** The host's data directory (for clients that do not pass GATEHOUSE_DATA_DIR to a stdio gateway). */
   dataDir?: string;
+  /** The user's profiles folder, for the same clients (default: this process's GATEHOUSE_PROFILES_DIR or the usual one). */
+  profilesDir?: string;
   /** The form asked for; default http where a URL is known and the client speaks it. */
   transport?: ConnectTransport;
   /**
@@ -56,6 +58,7 @@ export function buildClientConfigs(target: ConnectTarget): CommandOutput<'connec
       tokenEnv: TOKEN_ENV,
       ...(transport ? { transport } : {}),
       ...(target.dataDir ? { dataDir: target.dataDir } : {}),
+      ...(target.profilesDir ? { profilesDir: target.profilesDir } : {}),
       ...(target.gatehouseBin ? { gatehouseCommand: target.gatehouseBin } : {}),
       ...(target.workspace ? { cwd: target.workspace } : {}),
     });

@@ -197,7 +197,7 @@ describe('--write', () => {
     const dataDir = path.join(home, '.local', 'state', 'gatehouse');
     const checked = new Set<string>();
     for (const transport of [undefined, 'http', 'stdio'] as const) {
-      const window = buildClientConfigs({ url: URL, profileName: 'team', profileFile: profile, dataDir, ...(transport ? { transport } : {}) });
+      const window = buildClientConfigs({ url: URL, profileName: 'team', profileFile: profile, dataDir, profilesDir: env.GATEHOUSE_PROFILES_DIR, ...(transport ? { transport } : {}) });
       for (const cfg of window.configs) {
         if (checked.has(cfg.command)) continue; // the same command line: the same text was compared already
         checked.add(cfg.command);
