@@ -404,7 +404,7 @@ export const AuditSessionSchema = z
   .loose();
 
 export const ClientConfigSchema = z.object({
-  client: z.enum(['claude-code', 'codex', 'gemini', 'vscode', 'cursor', 'claude-desktop']),
+  client: z.enum(['claude-code', 'codex', 'gemini', 'vscode', 'cursor', 'claude-desktop', 'inspector']),
   label: z.string(),
   /** Where the user puts it (file path or command). */
   where: z.string(),
@@ -415,6 +415,8 @@ export const ClientConfigSchema = z.object({
   /** The text to paste; the token appears only as an environment variable reference. */
   text: z.string(),
   notes: z.array(z.string()),
+  /** The command line that starts the client with this text (the MCP Inspector: `--config FILE --server NAME`). */
+  run: z.string().optional(),
 });
 
 export const AgentPresetSchema = z.enum(['claude-code', 'codex', 'gemini', 'shell', 'custom']);

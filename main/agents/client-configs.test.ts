@@ -34,6 +34,8 @@ const importAs: Record<ClientId, ImportFormat> = {
   vscode: 'vscode',
   cursor: 'cursor',
   'claude-desktop': 'claude-desktop',
+  // The Inspector's mcp.json has `type` on each entry: read as Claude Code's.
+  inspector: 'claude-code',
 };
 
 describe.each(CLIENTS)('%s', (client) => {
@@ -42,6 +44,12 @@ describe.each(CLIENTS)('%s', (client) => {
     const doc = parsed(cfg.text, cfg.format);
     expect(cfg.text).not.toContain(TOKEN_VALUE);
     expect(cfg.where).toBe(clientConfigPath(client, { cwd: base().cwd, env, platform: 'linux' }));
+    if (client === 'inspector') {
+      // Header values are literal in the Inspector's file: the token goes on its command line, from the shell.
+      expect(doc).toEqual({ mcpServers: { gatehouse: { type: 'streamable-http', url: URL } } });
+      expect(cfg.run).toBe(`npx @modelcontextprotocol/inspector --cli --config ${cfg.where} --server gatehouse --header "Authorization: Bearer $GATEHOUSE_TOKEN" --method tools/list`);
+      return;
+    }
     // The file the client would read is recognised as its format.
     expect(detectFormat(cfg.where, cfg.text)).toBe(importAs[client]);
     const r = importConfigText(cfg.text, { fileName: cfg.where });
@@ -66,8 +74,11 @@ describe.each(CLIENTS)('%s', (client) => {
     parsed(cfg.text, cfg.format);
     const r = importConfigText(cfg.text, { fileName: cfg.where });
     expect(r.profile.servers).toEqual({
-      // Codex does not pass the user's environment: the data dir travels in the args.
-      [IMPORTED_NAME]: { command: '/opt/gatehouse/bin/gatehouse', args: ['gateway', '--profile', base().profileFile, '--quiet', ...(client === 'codex' ? ['--data-dir', expect.any(String)] : [])] },
+      // Codex and the Inspector do not pass the user's environment: the profiles and data dirs travel in the args.
+      [IMPORTED_NAME]: {
+        command: '/opt/gatehouse/bin/gatehouse',
+        args: ['gateway', '--profile', base().profileFile, '--quiet', ...(client === 'codex' || client === 'inspector' ? ['--profiles-dir', expect.any(String), '--data-dir', expect.any(String)] : [])],
+      },
     });
     expect(r.warnings).toEqual([expect.stringContaining(`imported as server "${IMPORTED_NAME}"`)]);
   });
@@ -98,6 +109,8 @@ describe('exact shapes', () => {
     expect(at('vscode')).toBe('/p/.vscode/mcp.json');
     expect(at('codex')).toBe(path.join(home, '.codex', 'config.toml'));
     expect(at('codex', 'linux', { ...env, CODEX_HOME: '/c' })).toBe('/c/config.toml');
+    expect(at('inspector')).toBe(path.join(home, '.mcp-inspector', 'mcp.json'));
+    expect(at('inspector', 'linux', { ...env, MCP_CATALOG_PATH: 'cat.json' })).toBe('/p/cat.json');
     expect(at('gemini')).toBe(path.join(home, '.gemini', 'settings.json'));
     expect(at('cursor')).toBe(path.join(home, '.cursor', 'mcp.json'));
     expect(at('claude-desktop', 'darwin')).toBe(path.join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json'));

@@ -16,14 +16,17 @@
 //   (code.visualstudio.com/docs/copilot/reference/mcp-configuration).
 // - Cursor: `mcp.json` `mcpServers.NAME` with `url` + `headers`, `${env:NAME}` interpolation.
 // - Claude Desktop: `claude_desktop_config.json` `mcpServers.NAME` command/args: stdio only.
+// - MCP Inspector: `mcp.json` `mcpServers.NAME` with `type: "stdio"` + command/args or
+//   `type: "streamable-http"` + url, run as `inspector --config FILE --server NAME`; header values
+//   are taken literally, so the token goes on its command line (`--header`), not in the file.
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-import { appRoot, dataDir as defaultDataDir } from '../paths';
+import { appRoot, dataDir as defaultDataDir, userProfilesDir } from '../paths';
 import { isObject } from '../base/is-object';
 import { editJsonc, JsoncMergeError, valueAt, type JsoncChange } from './jsonc-merge';
 
-export const CLIENTS = ['claude-code', 'codex', 'gemini', 'vscode', 'cursor', 'claude-desktop'] as const;
+export const CLIENTS = ['claude-code', 'codex', 'gemini', 'vscode', 'cursor', 'claude-desktop', 'inspector'] as const;
 export type ClientId = (typeof CLIENTS)[number];
 
 /** How the VS Code token prompt Gatehouse adds begins (so it can be removed when no longer used). */
@@ -48,10 +51,17 @@ export const CLIENT_INFO: Record<ClientId, ClientInfo> = {
   vscode: { label: 'VS Code', http: true, stdio: true, format: 'json', container: 'servers' },
   cursor: { label: 'Cursor', http: true, stdio: true, format: 'json', container: 'mcpServers' },
   'claude-desktop': { label: 'Claude Desktop', http: false, stdio: true, format: 'json', container: 'mcpServers' },
+  inspector: { label: 'MCP Inspector', http: true, stdio: true, format: 'json', container: 'mcpServers' },
 };
 
-/** Clients that start stdio servers without the user's environment (Codex passes a fixed allowlist). */
-const NO_ENV_CLIENTS: ReadonlySet<ClientId> = new Set(['codex']);
+/**
+ * Clients that start stdio servers without the user's environment (Codex passes a fixed allowlist,
+ * the Inspector the MCP SDK's default: PATH, HOME, USER, SHELL, TERM, LOGNAME).
+ */
+const NO_ENV_CLIENTS: ReadonlySet<ClientId> = new Set(['codex', 'inspector']);
+
+/** How the MCP Inspector is started (its launcher; `--cli` runs one method in the terminal). */
+const INSPECTOR_COMMAND = 'npx @modelcontextprotocol/inspector';
 
 export type ConnectTransport = 'http' | 'stdio';
 
@@ -61,6 +71,8 @@ export interface ClientConfigOptions {
   transport?: ConnectTransport;
   /** Gatehouse's data directory, for clients that do not pass GATEHOUSE_DATA_DIR (default: this one's). */
   dataDir?: string;
+  /** The user's profiles folder, for the same clients (default: GATEHOUSE_PROFILES_DIR or the usual one, from `env`). */
+  profilesDir?: string;
   /** The profile file; made absolute (the client starts the gateway from its own directory). */
   profileFile: string;
   /** The running gateway's Streamable HTTP endpoint (`http://127.0.0.1:PORT/mcp`). */
@@ -94,6 +106,8 @@ export interface ClientConfig {
   inputs?: Array<Record<string, unknown>>;
   /** The `gatehouse connect` command line that prints this same configuration. */
   command: string;
+  /** The command line that starts the client with this configuration, for clients run that way. */
+  run?: string;
 }
 
 /** The client has no stdio support and no URL was given: the gateway must be running first. */
@@ -119,6 +133,9 @@ export function clientConfigPath(client: ClientId, opts: { cwd?: string; env?: N
       return path.join(cwd, '.vscode', 'mcp.json');
     case 'cursor':
       return path.join(home, '.cursor', 'mcp.json');
+    case 'inspector':
+      // The Inspector's own catalog (its default without --config/--catalog).
+      return env.MCP_CATALOG_PATH ? path.resolve(cwd, env.MCP_CATALOG_PATH) : path.join(home, '.mcp-inspector', 'mcp.json');
     case 'claude-desktop': {
       const platform = opts.platform ?? process.platform;
       if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
@@ -176,6 +193,9 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
       case 'gemini':
         entry = { httpUrl: url, headers: { Authorization: bearer.gemini } };
         break;
+      case 'inspector':
+        entry = { type: 'streamable-http', url };
+        break;
       case 'vscode':
         entry = { type: 'http', url, headers: { Authorization: bearer.vscode } };
         inputs = [{ type: 'promptString', id: inputId(tokenEnv), description: `${GATEHOUSE_INPUT_DESCRIPTION} (${tokenEnv})`, password: true }];
@@ -194,15 +214,19 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
     const command = opts.gatehouseCommand ?? defaultGatehouseCommand();
     const args = ['gateway', '--profile', profileFile, '--quiet'];
     if (NO_ENV_CLIENTS.has(client)) {
-      // GATEHOUSE_DATA_DIR in the user's shell never reaches the gateway Codex starts: name the
-      // data dir in the args, so the gateway finds the same audit store and approvals socket.
-      const dir = path.resolve(opts.dataDir ?? defaultDataDir(opts.env ?? process.env));
-      args.push('--data-dir', dir);
+      // GATEHOUSE_DATA_DIR / GATEHOUSE_PROFILES_DIR in the user's shell never reach the gateway
+      // these clients start: name both dirs in the args, so the gateway finds the same audit
+      // store, approvals socket and profiles folder (docs/gateway.md, "Connecting a client").
+      const env = opts.env ?? process.env;
+      const profiles = path.resolve(opts.profilesDir ?? userProfilesDir(env));
+      const dir = path.resolve(opts.dataDir ?? defaultDataDir(env));
+      args.push('--profiles-dir', profiles, '--data-dir', dir);
+      const envKey = info.format === 'toml' ? `[mcp_servers.${ENTRY_NAME}.env]` : `"env" of the ${ENTRY_NAME} entry`;
       notes.push(
-        `${info.label} starts stdio servers with a fixed set of environment variables (PATH, HOME…), not your shell's: the data directory is passed as --data-dir ${dir}; variables the profile reads with \${env:…} must be listed under [mcp_servers.${ENTRY_NAME}.env].`,
+        `${info.label} starts stdio servers with a fixed set of environment variables (PATH, HOME…), not your shell's: the data directory is passed as --data-dir ${dir} and the profiles folder as --profiles-dir ${profiles}; variables the profile reads with \${env:…} must be listed under ${envKey}.`,
       );
     }
-    entry = client === 'vscode' || client === 'claude-code' ? { type: 'stdio', command, args } : { command, args };
+    entry = client === 'vscode' || client === 'claude-code' || client === 'inspector' ? { type: 'stdio', command, args } : { command, args };
     notes.push(`${info.label} starts \`gatehouse gateway\` itself (stdio); no token is needed.`);
     notes.push(
       `The gateway resolves the profile's \${env:…}/\${secret:…} from the environment ${info.label} gives it: add the variables the profile needs under "env" (as references, not values) if ${info.label} does not pass them.`,
@@ -219,7 +243,15 @@ export function clientConfig(client: ClientId, opts: ClientConfigOptions): Clien
   const command = ['gatehouse', 'connect', '--profile', profileFile, '--client', client, '--transport', transport, ...(useHttp ? ['--url', opts.url!] : []), ...(opts.tokenEnv && useHttp ? ['--token-env', tokenEnv] : [])]
     .map(shellWord)
     .join(' ');
-  return { client, label: info.label, where, format: info.format, transport, text, notes, container: info.container, entry, inputs, command };
+  const run = client === 'inspector' ? inspectorRun(where, useHttp ? tokenEnv : undefined) : undefined;
+  if (run) notes.unshift(`Run it: ${run} (without --cli and --method the Inspector opens its web UI on the same server).`);
+  return { client, label: info.label, where, format: info.format, transport, text, notes, container: info.container, entry, inputs, command, ...(run ? { run } : {}) };
+}
+
+/** The Inspector's command line for this entry; over HTTP the token travels as a header, from the shell's variable. */
+function inspectorRun(where: string, tokenEnv: string | undefined): string {
+  const header = tokenEnv ? ` --header "Authorization: Bearer $${tokenEnv}"` : '';
+  return `${INSPECTOR_COMMAND} --cli --config ${shellWord(where)} --server ${ENTRY_NAME}${header} --method tools/list`;
 }
 
 function shellWord(w: string): string {

@@ -12,6 +12,8 @@
 //    (`promptString`, `password: true`) referenced as `${input:<id>}`.
 //  - Cursor: `mcp.json` `mcpServers.<name>.url` with `${env:VAR}` in headers.
 //  - Claude Desktop: launches its servers itself over stdio, so it runs `gatehouse gateway`.
+//  - MCP Inspector: `mcp.json` `mcpServers.<name>` (`stdio` or `streamable-http`), run with
+//    `--config FILE --server <name>`; the token goes on its command line as `--header`.
 import type { CommandOutput } from '../../common/host-api';
 import { CLIENTS, CLIENT_INFO, clientConfig, type ConnectTransport } from '../agents/client-configs';
 
@@ -27,6 +29,8 @@ export interface ConnectTarget {
   gatehouseBin?: string;
   /** The host's data directory (for clients that do not pass GATEHOUSE_DATA_DIR to a stdio gateway). */
   dataDir?: string;
+  /** The user's profiles folder, for the same clients (default: this process's GATEHOUSE_PROFILES_DIR or the usual one). */
+  profilesDir?: string;
   /** The form asked for; default http where a URL is known and the client speaks it. */
   transport?: ConnectTransport;
   /**
@@ -54,6 +58,7 @@ export function buildClientConfigs(target: ConnectTarget): CommandOutput<'connec
       tokenEnv: TOKEN_ENV,
       ...(transport ? { transport } : {}),
       ...(target.dataDir ? { dataDir: target.dataDir } : {}),
+      ...(target.profilesDir ? { profilesDir: target.profilesDir } : {}),
       ...(target.gatehouseBin ? { gatehouseCommand: target.gatehouseBin } : {}),
       ...(target.workspace ? { cwd: target.workspace } : {}),
     });
@@ -62,7 +67,7 @@ export function buildClientConfigs(target: ConnectTarget): CommandOutput<'connec
       if (client !== 'vscode') notes.unshift(exportNote);
       notes.push(portNote);
     }
-    return { client, label: cfg.label, where: cfg.where, format: cfg.format, transport: cfg.transport, command: cfg.command, text: cfg.text, notes };
+    return { client, label: cfg.label, where: cfg.where, format: cfg.format, transport: cfg.transport, command: cfg.command, text: cfg.text, notes, ...(cfg.run ? { run: cfg.run } : {}) };
   });
   const out: CommandOutput<'connect:configs'> = { tokenEnv: TOKEN_ENV, configs };
   if (target.url) out.url = target.url;

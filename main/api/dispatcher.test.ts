@@ -172,7 +172,7 @@ describe('commands', () => {
     expect(token).toBe(host.launches.get(launch.id)!.token);
     expect(out.url).toBe(launch.gatewayUrl);
     expect(out.tokenEnv).toBe('GATEHOUSE_TOKEN');
-    expect(out.configs.map((c) => c.client).sort()).toEqual(['claude-code', 'claude-desktop', 'codex', 'cursor', 'gemini', 'vscode']);
+    expect(out.configs.map((c) => c.client).sort()).toEqual(['claude-code', 'claude-desktop', 'codex', 'cursor', 'gemini', 'inspector', 'vscode']);
     for (const c of out.configs) expect(c.text).not.toContain(token);
     const cfg = (client: string) => out.configs.find((c) => c.client === client)!;
     expect(JSON.parse(cfg('claude-code').text).mcpServers.gatehouse).toEqual({

@@ -32,8 +32,9 @@ const USAGE = `usage: gatehouse connect --profile NAME|FILE --client ${CLIENTS.j
   the HTTP endpoint (with --url) where the client supports it, else \`gatehouse gateway\` over stdio.
   The window's Connect view shows the same text for the same choice.
   --transport  http (needs --url) or stdio; default http when --url is given and the client speaks it
-  --data-dir   the data directory a stdio gateway uses (written into the args for clients that do
-               not pass the environment, such as Codex); default GATEHOUSE_DATA_DIR or the usual one
+  --data-dir   the data directory a stdio gateway uses (written into the args, with the profiles
+               folder as --profiles-dir, for clients that pass no environment: Codex, the MCP
+               Inspector); default GATEHOUSE_DATA_DIR or the usual one
   --project-dir  where project-scoped files go (Claude Code's .mcp.json, VS Code's .vscode/mcp.json);
                default the profile's workspace, as in the window's Connect view
   --agent      mint (or reuse) a token for this agent alone: its calls show as NAME in Traffic,

@@ -7,6 +7,7 @@
 // terminal: /dev/tty is the client's screen and keyboard, so reading it would swallow the
 // person's keystrokes and let a key typed for the client approve a call. Without the flag we
 // never open /dev/tty at all.
+import path from 'node:path';
 import { Host } from '../host';
 import { parseArgs } from 'node:util';
 import { checkProfileRunArgs, parseCommandArgs, parsePort, PROFILE_RUN_OPTIONS, resolveForCommand, usageError, UsageExit } from './args';
@@ -20,7 +21,12 @@ import { relaySocketPath } from '../approvals/relay-wire';
 import { settleLaunchConsent } from './trust-consent';
 
 const USAGE = `usage: gatehouse gateway --profile NAME|FILE [--http PORT] [--tool-surface friendly|canonical|both|lazy]
-                         [--approver window|tty|none] [--data-dir DIR] [--no-audit] [--trust-prompt] [--quiet]
+                         [--approver window|tty|none] [--data-dir DIR] [--profiles-dir DIR]
+                         [--no-audit] [--trust-prompt] [--quiet]
+  --data-dir DIR     the data directory (default GATEHOUSE_DATA_DIR, else $XDG_STATE_HOME/gatehouse)
+  --profiles-dir DIR the user's profiles folder (default GATEHOUSE_PROFILES_DIR, else
+                     $XDG_CONFIG_HOME/gatehouse/profiles): for clients that start the gateway
+                     with an empty environment (Codex, the MCP Inspector)
   --approver window  (default) ask in the Gatehouse window of this data dir, through its
                      approvals relay; with no window, calls that need approval are denied
   --approver tty     ask on this process's controlling terminal (/dev/tty): only when the
@@ -46,6 +52,7 @@ export async function run(argv: string[]): Promise<number> {
         'no-audit': { type: 'boolean' },
         'trust-prompt': { type: 'boolean' },
         approver: { type: 'string' },
+        'profiles-dir': { type: 'string' },
       },
     }).values,
   );
@@ -60,6 +67,9 @@ export async function run(argv: string[]): Promise<number> {
     return usageError('gateway', USAGE, `--approver: expected one of ${APPROVERS.join(', ')}, got '${approver}'`).code;
   }
 
+  // The one place the profiles folder comes from (main/paths.ts userProfilesDir: profile names,
+  // the folders no sandbox may write); set before anything reads it.
+  if (args['profiles-dir'] !== undefined) process.env.GATEHOUSE_PROFILES_DIR = path.resolve(args['profiles-dir']);
   // The same data dir the Host uses: a Gatehouse window of that dir relays approvals for us.
   const dataDir = args['data-dir'] ?? defaultDataDir(process.env);
   const socketPath = relaySocketPath(dataDir);

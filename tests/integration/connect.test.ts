@@ -62,9 +62,12 @@ describe('printing', () => {
     const codex = run(['--profile', profile, '--client', 'codex']);
     const defaultData = path.join(home, '.local', 'state', 'gatehouse');
     expect(parseToml(codex.stdout)).toEqual({
-      mcp_servers: { gatehouse: { command: path.join(repoRoot, 'bin', 'gatehouse'), args: ['gateway', '--profile', profile, '--quiet', '--data-dir', defaultData] } },
+      mcp_servers: {
+        gatehouse: { command: path.join(repoRoot, 'bin', 'gatehouse'), args: ['gateway', '--profile', profile, '--quiet', '--profiles-dir', env.GATEHOUSE_PROFILES_DIR, '--data-dir', defaultData] },
+      },
     });
     expect(codex.stderr).toMatch(/--data-dir/);
+    expect(codex.stderr).toMatch(/--profiles-dir/);
     env.GATEHOUSE_DATA_DIR = path.join(tmp, 'my-data');
     expect((parseToml(run(['--profile', profile, '--client', 'codex']).stdout) as { mcp_servers: { gatehouse: { args: string[] } } }).mcp_servers.gatehouse.args.slice(-2)).toEqual(['--data-dir', path.join(tmp, 'my-data')]);
     expect((parseToml(run(['--profile', profile, '--client', 'codex', '--data-dir', 'rel/dir']).stdout) as { mcp_servers: { gatehouse: { args: string[] } } }).mcp_servers.gatehouse.args.slice(-2)).toEqual(['--data-dir', path.join(project, 'rel', 'dir')]);
@@ -194,7 +197,7 @@ describe('--write', () => {
     const dataDir = path.join(home, '.local', 'state', 'gatehouse');
     const checked = new Set<string>();
     for (const transport of [undefined, 'http', 'stdio'] as const) {
-      const window = buildClientConfigs({ url: URL, profileName: 'team', profileFile: profile, dataDir, ...(transport ? { transport } : {}) });
+      const window = buildClientConfigs({ url: URL, profileName: 'team', profileFile: profile, dataDir, profilesDir: env.GATEHOUSE_PROFILES_DIR, ...(transport ? { transport } : {}) });
       for (const cfg of window.configs) {
         if (checked.has(cfg.command)) continue; // the same command line: the same text was compared already
         checked.add(cfg.command);

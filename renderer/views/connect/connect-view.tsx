@@ -114,6 +114,14 @@ export function ConnectView() {
               <p className="muted small">
                 Same text from the command line: <code className="mono">{current.command}</code> (add <code className="mono">--write</code> to merge it into {current.where}).
               </p>
+              {current.run ? (
+                <div className="field-row">
+                  <span className="field-label">Run</span>
+                  <code className="mono">{current.run}</code>
+                  <span className="spacer" />
+                  <CopyButton text={current.run} label="Copy run command" />
+                </div>
+              ) : null}
               <pre className="code-block config-text" tabIndex={0} aria-label={`${current.label} configuration`}>{current.text}</pre>
               {current.notes.length ? (
                 <ul className="notes">
