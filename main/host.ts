@@ -46,6 +46,8 @@ import { launchSearchPath } from './trust/program-identity';
 
 export interface HostOptions {
   dataDir?: string;
+  /** Where the host's own warnings and progress lines go (default stderr); `gateway --quiet` passes one that drops them. */
+  log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
   secrets?: SecretProvider;
   /** Where tokens and `${secret:…}` values live (default: the OS keychain, else an encrypted file). */
@@ -178,15 +180,19 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
 
+  /** One line for a person (the host's log option, else stderr). */
+  private readonly say: (line: string) => void;
+
   constructor(private readonly opts: HostOptions = {}) {
     super();
+    this.say = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.tap = new TrafficTap(opts.trafficReplay !== undefined ? { capacity: opts.trafficReplay } : {});
     // Detected credentials are masked in stored and shown traffic, whatever policy.data says (docs/data.md).
     this.tap.screen = screenRecord;
     this.env = opts.env ?? process.env;
     this.broker = opts.broker ?? new ApprovalBroker();
     this.dataDir = opts.dataDir ?? defaultDataDir(this.env);
-    this.auth = new AuthManager({ dataDir: this.dataDir, env: this.env, ...(opts.secretStore ? { store: opts.secretStore } : {}) });
+    this.auth = new AuthManager({ dataDir: this.dataDir, env: this.env, log: this.say, ...(opts.secretStore ? { store: opts.secretStore } : {}) });
     this.auth.on('expired', (launchId, serverId, reason) => this.emit('auth-expired', launchId, serverId, reason));
     this.secrets = opts.secrets ?? new StoreSecretProvider(() => this.auth.store, this.env);
     if (opts.audit !== false) {
@@ -239,7 +245,7 @@ export class Host extends EventEmitter<HostEvents> {
     try {
       return loadAuditSigner(this.auth.store);
     } catch (err) {
-      process.stderr.write(`gatehouse: the audit is chained but not signed: ${(err as Error)?.message ?? String(err)}\n`);
+      this.say(`gatehouse: the audit is chained but not signed: ${(err as Error)?.message ?? String(err)}`);
       return undefined;
     }
   }
@@ -283,7 +289,7 @@ export class Host extends EventEmitter<HostEvents> {
     if (this.closed) throw new Error('host is shutting down');
     const resolved = typeof ref === 'string' ? this.resolve(ref) : ref;
     // Package launchers (npx, uvx…) run from the package cache, installed now when missing (docs/packages.md).
-    const packages = await preparePackages(resolved, { env: this.env, searchPath: await launchSearchPath(this.env), log: (line) => process.stderr.write(`gatehouse: ${line}\n`) });
+    const packages = await preparePackages(resolved, { env: this.env, searchPath: await launchSearchPath(this.env), log: (line) => this.say(`gatehouse: ${line}`) });
     const profile = packages.profile;
     const profileDigest = fileDigest(profile.file);
     const id = randomUUID();
@@ -313,7 +319,7 @@ export class Host extends EventEmitter<HostEvents> {
     trust.on('changed', () => this.emit('trust', launch));
     this.launches.set(id, launch);
     this.wireAudit(launch, opts.kind ?? 'launch');
-    launch.telemetry = attachTelemetry(id, profile, gateway, this.broker, this.env, (line) => process.stderr.write(`gatehouse: ${line}\n`));
+    launch.telemetry = attachTelemetry(id, profile, gateway, this.broker, this.env, (line) => this.say(`gatehouse: ${line}`));
     if (launch.telemetry) launch.notices.push(`Exchanges and call metrics are exported to ${profile.redactor.redactString(launch.telemetry.endpoint)} (telemetry).`);
     supervisor.on('status', (s) => this.emit('server-status', id, s));
     gateway.on('decision', (d) => this.emit('decision', d));
@@ -323,7 +329,7 @@ export class Host extends EventEmitter<HostEvents> {
     const started = supervisor.startAll();
     if (opts.httpPort !== undefined) {
       const remember = opts.httpPort === 0 && opts.kind !== 'gateway';
-      launch.token = opts.token ?? this.env.GATEHOUSE_TOKEN ?? (remember ? this.keptToken(profile.file) : generateToken());
+      launch.token = opts.token ?? (this.env.GATEHOUSE_TOKEN || undefined) ?? (remember ? this.keptToken(profile.file) : generateToken());
       launch.endpoint = await this.listen(launch, opts.httpPort, remember);
     }
     if (opts.waitForServers !== false) await started;

@@ -31,7 +31,7 @@ export class AuthManager extends EventEmitter<Events> {
   opener: ((url: string) => Promise<boolean> | boolean) | undefined;
   private warned = false;
 
-  constructor(private readonly opts: { dataDir: string; env: NodeJS.ProcessEnv; store?: SecretStore }) {
+  constructor(private readonly opts: { dataDir: string; env: NodeJS.ProcessEnv; store?: SecretStore; log?: (line: string) => void }) {
     super();
     this.storeValue = opts.store;
   }
@@ -42,7 +42,7 @@ export class AuthManager extends EventEmitter<Events> {
       this.storeValue = openSecretStore({ dataDir: this.opts.dataDir, env: this.opts.env });
       if (this.storeValue.warning && !this.warned) {
         this.warned = true;
-        process.stderr.write(`gatehouse: warning: ${this.storeValue.warning}\n`);
+        (this.opts.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(`gatehouse: warning: ${this.storeValue.warning}`);
       }
     }
     return this.storeValue;

@@ -77,7 +77,7 @@ export async function run(argv: string[]): Promise<number> {
   const broker = new RelayingApprovalBroker(relay);
   // No window attaches to this host (approvals reach the desktop app through the relay, not the
   // tap): the tap keeps a few records instead of a window's replay.
-  const host = new Host({ dataDir, audit: !args['no-audit'], broker, trafficReplay: HEADLESS_TRAFFIC_REPLAY });
+  const host = new Host({ dataDir, audit: !args['no-audit'], broker, trafficReplay: HEADLESS_TRAFFIC_REPLAY, log });
   const shutdown = installShutdown(host, log);
   const profile = await resolveForCommand(host, 'gateway', checked.profile);
   if (profile instanceof UsageExit) return profile.code;

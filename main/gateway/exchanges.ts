@@ -281,7 +281,8 @@ export class ExchangeTable extends EventEmitter<Events> implements ExchangeLedge
     const ex = this.open.get(stamp.id);
     // A server's request the SDK client refused before any handler ran (its schema): the
     // exchange still ends, with the error it was answered with.
-    if (ex === stamp && ex.kind === 'server_request') this.close(ex, 'error', { error: answer.error ?? 'answered without a handler' });
+    // An answer without an error is a handler's: it closes the exchange itself, with what it knows.
+    if (ex === stamp && ex.kind === 'server_request' && answer.error !== undefined) this.close(ex, 'error', { error: answer.error });
   }
 
   closedHop(hop: string): void {

@@ -46,7 +46,15 @@ describe('loadProfileFile: a valid profile', () => {
     expect(loaded.name).toBe('my-profile');
     expect(loaded.absFile).toBe(file);
     expect(loaded.raw.tool_surface).toBe('friendly');
-    expect(loaded.raw.policy).toEqual({ default: 'approve', rules: [], approval_timeout_s: 120, sampling: 'approve' });
+    expect(loaded.raw.policy).toEqual({
+      default: 'approve',
+      rules: [],
+      approval_timeout_s: 120,
+      sampling: 'approve',
+      data: { results: 'redact', arguments: 'approve' },
+      flow: 'approve',
+      marks: { private: [], untrusted: [], exfil: [] },
+    });
     const files = loaded.raw.servers.files!;
     expect(files).toMatchObject({ command: 'mcp-server-filesystem', args: [], cwd: '${workspace}', framing: 'auto', disabled: false });
     expect(files.restart).toEqual({ max_restarts: 5, initial_backoff_ms: 500, max_backoff_ms: 30000, reset_after_s: 60 });

@@ -146,6 +146,10 @@ describe('resolveProfile', () => {
         { match: ['files.read_*'], decision: 'allow' },
         { match: ['*'], servers: ['docs'], annotations: { readOnlyHint: true }, args: { path: { inside_workspace: true } }, decision: 'approve', reason: 'why not' },
       ],
+      // The data scanning and flow defaults (docs/data.md).
+      data: { results: 'redact', arguments: 'approve' },
+      flow: 'approve',
+      marks: { private: [], untrusted: [], exfil: [] },
     });
     // Secrets are in the redactor, so they are redacted everywhere downstream.
     expect(p.redactor.redactString('key=files-secret-1 token=docs-token-2')).toBe('key=«secret:FILES_KEY» token=«secret:DOCS_TOKEN»');

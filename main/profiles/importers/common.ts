@@ -362,7 +362,9 @@ export class ProfileBuilder {
       if (inherit.length) server.inherit_env = [...new Set(inherit)];
       if (d.cwd) server.cwd = d.cwd;
       // The source client let the server reach these unsandboxed: explicit grants, shown in the review.
-      const grants = pathGrants(d.args ?? []);
+      // Gatehouse's own gateway entry (a config `gatehouse connect` wrote) names Gatehouse's files, not a server's data.
+      const ownGateway = [d.command, ...(d.args ?? [])].some((a) => /(^|[\\/])gatehouse(\.m?js)?$/.test(a ?? ''));
+      const grants = ownGateway ? { write: [], read: [], skipped: [] } : pathGrants(d.args ?? []);
       if (grants.write.length || grants.read.length) {
         server.sandbox = { ...(grants.write.length ? { write: grants.write } : {}), ...(grants.read.length ? { read: grants.read } : {}) };
         const said = [...grants.write.map((p) => `write ${p}`), ...grants.read.map((p) => `read ${p}`)];
