@@ -30,7 +30,7 @@ export function* loadStoreChains(db: Database.Database, session?: string): Gener
   const selects = CHAINED_TABLES.map((t) => ({
     t,
     st: db.prepare(
-      `SELECT seq, chain_n, prev_hash, row_hash, ${t.unchained ? `(${t.unchained})` : '0'} AS unchained_, ${t.columns.join(', ')}
+      `SELECT seq, chain_n, prev_hash, row_hash, ${t.unchained ? `(${t.unchained})` : '0'} AS unchained_, ${t.columns.map((c) => `"${c}"`).join(', ')}
        FROM ${t.table} WHERE ${t.chain} = ?`,
     ),
   }));

@@ -26,14 +26,19 @@ export interface ChainedTable {
 /** The chain of rows that belong to no session (trust decisions made outside one). */
 export const INSTALL_CHAIN = '-';
 
-// A new table joins the chain with one line here (and chainColumnsSql in its migration).
+// A new table joins the chain with one line here (and joinChain in its migration).
 export const CHAINED_TABLES: readonly ChainedTable[] = [
   { table: 'messages', chain: 'session', appendOnly: true, columns: ['tap_seq', 'ts', 'session', 'agent_session', 'server', 'direction', 'kind', 'method', 'rpc_id', 'bytes', 'message', 'fault', 'exchange', 'decision', 'tool', 'latency_ms'] },
   { table: 'decisions', chain: 'session', appendOnly: true, columns: ['ts', 'session', 'agent_session', 'exchange', 'tool', 'server', 'decision', 'outcome', 'reason', 'rule', 'fingerprint', 'answered_by', 'scope', 'waited_ms', 'args'] },
   // A call is stamped once, when it ends: its pending row is rewritten, its final row never is.
   { table: 'exchanges', chain: 'session', appendOnly: false, unchained: `outcome = 'pending'`, columns: ['id', 'ts', 'session', 'agent_session', 'kind', 'method', 'server', 'tool', 'advertised', 'parent', 'downstream_id', 'upstream_id', 'decision', 'decided_by', 'rule', 'answered_by', 'reason', 'outcome', 'error', 'decided_at', 'sent_at', 'answered_at', 'latency_ms', 'request_bytes', 'response_bytes', 'agent_era', 'round', 'agent_name', 'agent_version'] },
   { table: 'trust_decisions', chain: `coalesce(session, '${INSTALL_CHAIN}')`, appendOnly: true, columns: ['ts', 'profile', 'server', 'tool', 'kind', 'action', 'by', 'old_hash', 'new_hash', 'changed', 'flags', 'session'] },
+  // A finding is stamped once, when its row is first written (the writer's INSERT OR IGNORE).
+  { table: 'data_findings', chain: 'session', appendOnly: true, columns: ['ts', 'session', 'exchange', 'tool', 'direction', 'kind', 'rule', 'detail', 'path', 'start', 'end'] },
 ];
+
+/** The tables the chain migration (7) added columns to; later ones join with joinChain in their own. */
+export const FIRST_CHAINED_TABLES = ['messages', 'decisions', 'exchanges', 'trust_decisions'] as const;
 
 export const CHAIN_COLUMNS = ['chain_n', 'prev_hash', 'row_hash'] as const;
 export type Stamp = [n: number | null, prev: string | null, hash: string | null];
@@ -68,13 +73,16 @@ CREATE INDEX audit_checkpoints_chain ON audit_checkpoints (chain, n);
 CREATE TABLE audit_chain_legacy (tbl TEXT PRIMARY KEY, max_seq INTEGER NOT NULL);
 `;
 
-/** The migration that adds the chain: columns on every chained table, and the legacy marks. */
-export function chainMigration(db: Database.Database, tables: readonly ChainedTable[] = CHAINED_TABLES): void {
+/** The migration that adds the chain: its tables, columns on the first chained tables, and their legacy marks. */
+export function chainMigration(db: Database.Database, tables: readonly string[] = FIRST_CHAINED_TABLES): void {
   db.exec(CHAIN_TABLES_SQL);
-  for (const t of tables) {
-    db.exec(chainColumnsSql(t.table));
-    db.prepare(`INSERT INTO audit_chain_legacy (tbl, max_seq) SELECT ?, coalesce(max(seq), 0) FROM ${t.table}`).run(t.table);
-  }
+  for (const t of tables) joinChain(db, t);
+}
+
+/** A table joins the chain (in its migration): the chain columns, and its rows so far marked legacy. */
+export function joinChain(db: Database.Database, table: string): void {
+  db.exec(chainColumnsSql(table));
+  db.prepare(`INSERT INTO audit_chain_legacy (tbl, max_seq) SELECT ?, coalesce(max(seq), 0) FROM ${table}`).run(table);
 }
 
 /** sha256(prev, table, n, content) as hex; `values` as SQLite returns them (numbers, strings, null). */

@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import { JOURNAL_TABLE_SQL } from './journal';
 import { TRUST_DECISIONS_SQL } from '../trust/audit-trust';
-import { chainMigration } from './chain';
+import { chainMigration, joinChain } from './chain';
 
 export interface Migration {
   /** 1, 2, 3, … in order, without gaps. */
@@ -235,6 +235,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // kind, rule and position, never the value. An exchange row is written more than once (opened,
   // closed): the unique key keeps one row per finding.
   { version: 9, name: 'data findings', up: (db) => db.exec(DATA_FINDINGS_SQL) },
+  // Data findings join the tamper-evident audit (chain.ts CHAINED_TABLES); findings stored before are legacy.
+  { version: 10, name: 'chained data findings', up: (db) => joinChain(db, 'data_findings') },
 ];
 
 /** The schema version this build writes. */

@@ -22,7 +22,7 @@ export function prune(db: Database.Database, opts: PruneOptions, now: number = D
   db.transaction(() => {
     if (opts.maxAgeDays !== undefined) {
       const cutoff = now - opts.maxAgeDays * DAY_MS;
-      for (const t of ['messages', 'decisions', 'exchanges']) summary.note(t, 'ts < ?', [cutoff]);
+      for (const t of ['messages', 'decisions', 'exchanges', 'data_findings']) summary.note(t, 'ts < ?', [cutoff]);
       result.messages += db.prepare(`DELETE FROM messages WHERE ts < ?`).run(cutoff).changes;
       result.stderrLines += db.prepare(`DELETE FROM stderr_lines WHERE ts < ?`).run(cutoff).changes;
       result.decisions += db.prepare(`DELETE FROM decisions WHERE ts < ?`).run(cutoff).changes;

@@ -1,4 +1,4 @@
-// Reading the audit store's data_findings rows (migration 7, main/audit/migrations.ts): what the
+// Reading the audit store's data_findings rows (migrations 9 and 10, main/audit/migrations.ts): what the
 // data scanner found, per call. Written by the audit writer with each exchange row.
 import type Database from 'better-sqlite3';
 import type { DataFinding } from './scanner';

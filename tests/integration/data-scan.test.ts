@@ -11,6 +11,7 @@
 //    third call waits for a person (flow: approve) or is denied (flow: deny); the loopback server
 //    receives nothing, and the exchange says why. Without the untrusted page the same post goes out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -144,6 +145,12 @@ describe('defaults: results redact, arguments approve, flow approve', () => {
     }, 'the findings on record');
     expect(rows.map((r) => r.rule)).toEqual(expect.arrayContaining(['aws', 'github', 'secret:LEAK_KEY']));
     expect(clearIn([JSON.stringify(rows)])).toEqual([]);
+    // Each finding is in the session's hash chain (docs/gateway.md "Tamper-evident audit"), and the chain verifies.
+    const db = path.join(w.dataDir, DB_FILE_NAME);
+    const unchained = execFileSync('sqlite3', [db, `SELECT count(*) FROM data_findings WHERE session = '${w.launch.id}' AND chain_n IS NULL`], { encoding: 'utf8' });
+    expect(unchained.trim()).toBe('0');
+    const report = w.host.audit!.verify(undefined, w.launch.id);
+    expect(report.ok, JSON.stringify(report.chains.map((c) => c.problems))).toBe(true);
     // Neither the credentials nor the secret are in the SQLite files in any form (both legs of the call are stored).
     w.host.audit!.flush();
     const files = [DB_FILE_NAME, `${DB_FILE_NAME}-wal`].map((f) => path.join(w.dataDir, f)).filter((f) => existsSync(f));
