@@ -162,6 +162,12 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
         </span>
         {row.replayOf !== undefined ? <span className="traffic-tag">replay</span> : null}
         <EraTag sides={row.newEra} />
+        {/* In the method cell, not the narrow decision column: "2 credentials" is read whole. */}
+        {findings ? (
+          <span className="traffic-badge traffic-findings" title={findings.title}>
+            {findings.text}
+          </span>
+        ) : null}
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-summary" title={summary.length > 40 ? summary : undefined}>
         {fraction !== undefined ? (
@@ -180,11 +186,6 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
         {row.shadow ? (
           <span className="traffic-badge traffic-shadow" title={`${row.shadow} (not enforced)`}>
             shadow
-          </span>
-        ) : null}
-        {findings ? (
-          <span className="traffic-badge traffic-findings" title={findings.title}>
-            {findings.text}
           </span>
         ) : null}
       </div>
