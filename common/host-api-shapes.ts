@@ -379,6 +379,8 @@ export const AdvertisedToolSchema = z.object({
   annotations: z.record(z.string(), z.unknown()).optional(),
   /** What the policy says about this tool before arguments are known. */
   status: z.string().optional(),
+  /** The trifecta guard's marks of this tool (docs/data.md "The trifecta guard"), as in the capabilities report's `flow_marks`. */
+  flowMarks: z.array(z.enum(['private', 'untrusted', 'exfil'])).optional(),
 });
 
 export const CallToolResultSchema = z

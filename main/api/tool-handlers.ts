@@ -11,6 +11,10 @@ import type { Handlers } from './errors';
 /** How the console's own calls name their client in Traffic (its agent id stays `ui-<shell>`). */
 export const CONSOLE_CLIENT = 'Gatehouse Tool console';
 
+type FlowMark = NonNullable<CommandOutput<'tools:list'>[number]['flowMarks']>[number];
+const FLOW_MARKS: readonly string[] = ['private', 'untrusted', 'exfil'] satisfies FlowMark[];
+const isFlowMark = (m: string): m is FlowMark => FLOW_MARKS.includes(m);
+
 export function toolHandlers(ctx: ApiContext, consoleCalls: ConsoleCalls) {
   const { uiSession, launchOf } = ctx;
   let consoleCallCount = 0;
@@ -20,7 +24,9 @@ export function toolHandlers(ctx: ApiContext, consoleCalls: ConsoleCalls) {
       const surface = launch.gateway.currentSurface();
       // The window is where approvals are answered, so it shows what the policy says even while
       // no approver is attached yet (a held server still shows as unavailable).
-      const status = new Map(launch.gateway.capabilitiesReport().tool_states.map((t) => [t.name, t.reason_code === 'no_approver' ? t.policy_status : t.status]));
+      const states = launch.gateway.capabilitiesReport().tool_states;
+      const status = new Map(states.map((t) => [t.name, t.reason_code === 'no_approver' ? t.policy_status : t.status]));
+      const marks = new Map(states.map((t) => [t.name, (t.flow_marks ?? []).filter(isFlowMark)]));
       return surface.tools.map((t) => {
         const out: CommandOutput<'tools:list'>[number] = {
           name: t.advertised[0] ?? toAdvertised(t.canonical),
@@ -34,6 +40,8 @@ export function toolHandlers(ctx: ApiContext, consoleCalls: ConsoleCalls) {
         if (t.tool.description !== undefined) out.description = t.tool.description;
         if (t.tool.outputSchema) out.outputSchema = { ...(t.tool.outputSchema as Record<string, unknown>) };
         if (t.tool.annotations) out.annotations = { ...t.tool.annotations };
+        const m = marks.get(t.canonical);
+        if (m?.length) out.flowMarks = m;
         return out;
       });
     },

@@ -42,6 +42,10 @@ export function applyExchangeInfo(host: RecordHost, row: TrafficRow, info: Excha
   const shadow = /\[(shadow policy\.rules\[\d+\] would [^\]]+)\]/.exec(info.reason ?? '');
   if (shadow) row.shadow = shadow[1];
   row.outcome = info.outcome;
+  if (info.reason) row.reason = info.reason;
+  if (info.rule) row.rule = info.rule;
+  if (info.findings?.length) row.findings = info.findings;
+  if (info.flow?.length) row.flow = info.flow;
   if (info.tool && !row.tool) row.tool = info.tool;
   if (info.server && !row.server) {
     row.server = info.server;

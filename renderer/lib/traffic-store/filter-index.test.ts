@@ -46,11 +46,40 @@ function traffic(from: number, to: number, seq0: number): { events: TrafficEvent
       if (i % 20 === 8) exchanges.push({ id: exchange, ts: 1_700_000_000_000 + seq, session, agentSession, kind: 'call', method, downstreamId: i, decision: 'APPROVAL', decidedBy: 'timeout', outcome: 'denied', error: 'timed out' });
       continue;
     }
+    // Some answered calls carry data findings on their exchange record (the Findings chip).
+    if (i % 13 === 0) exchanges.push(findingsInfo(i, session, agentSession, kind === 6 ? 'error' : 'ok', seq));
     const result = kind === 6 ? { isError: true, content: [{ type: 'text', text: 'failed' }] } : { content: [{ type: 'text', text: 'ok' }] };
     ev({ ...up, direction: 'server_to_gateway', kind: 'response', id: i, message: { jsonrpc: '2.0', id: i, result } });
     ev({ ...down, direction: 'gateway_to_agent', kind: 'response', id: i, latencyMs: i % 250, message: { jsonrpc: '2.0', id: i, result } });
   }
   return { events, exchanges, seq };
+}
+
+/** The exchange record of call `i` with a credential found in its result (a rule and a path, never a value). */
+function findingsInfo(i: number, session: string, agentSession: string, outcome: string, ts: number): ExchangeInfo {
+  return {
+    id: `${agentSession}#${i}`,
+    ts: 1_700_000_000_000 + ts,
+    session,
+    agentSession,
+    kind: 'call',
+    method: i % 7 === 0 ? 'resources/read' : 'tools/call',
+    downstreamId: i,
+    sentAt: 1,
+    decision: 'ALLOW',
+    outcome,
+    findings: [{ direction: 'result', kind: 'credential', rule: 'aws', detail: 'AWSAccessKeyID', path: '$.content[0].text', start: 0, end: 20 }],
+  };
+}
+
+/** Findings learnt later for answered calls (kinds 0-5) in [from, to): no status change, only the record. */
+function lateFindings(from: number, to: number): ExchangeInfo[] {
+  const out: ExchangeInfo[] = [];
+  for (let i = from; i < to; i++) {
+    if (i % 17 !== 0 || i % 13 === 0 || i % 10 > 5) continue;
+    out.push(findingsInfo(i, i % 3 === 0 ? 'L2' : 'L1', `A${i % 4}`, 'ok', i));
+  }
+  return out;
 }
 
 /** Answers, later, calls left in flight: their status changes under whatever filter is set. */
@@ -81,6 +110,9 @@ const FILTERS: TrafficFilter[] = [
   { statuses: ['denied'] },
   { statuses: ['pending'] },
   { statuses: ['error', 'denied'] },
+  { statuses: ['findings'] },
+  { statuses: ['findings', 'denied'] },
+  { statuses: ['findings'], servers: ['s1'] },
   { servers: ['s1'] },
   { sessions: ['L2'] },
   { directions: ['gateway_to_server'] },
@@ -129,6 +161,23 @@ describe('the filter index over 100k held rows', () => {
     }
     expect(indexed.size()).toBeGreaterThan(before);
     expect(shown(indexed)).toEqual(shown(full));
+
+    // Under the Findings chip, findings arrive for calls already answered (no status change):
+    // the chip shows exactly the calls with findings, incrementally as a full pass does.
+    // Pins off (they stay whatever the filter), so what is shown is what the chip selects.
+    for (const s of [indexed, full]) {
+      s.togglePin(s.exchangeRoot('L2', 'A3#30003')!);
+      s.togglePin(s.exchangeRoot('L1', 'A2#30002')!.children![0]!);
+      s.setFilter({ statuses: ['findings'] });
+    }
+    const withFindings = indexed.size();
+    for (const s of [indexed, full]) s.applyExchanges(lateFindings(TOTAL_CALLS - 5000, TOTAL_CALLS));
+    expect(indexed.size()).toBeGreaterThan(withFindings);
+    expect(shown(indexed)).toEqual(shown(full));
+    const rows = Array.from({ length: indexed.size() }, (_, i) => indexed.at(i)!);
+    expect(rows.every((r) => (r.findings?.length ?? 0) > 0)).toBe(true);
+    const held = [...indexed.all()].filter((r) => !r.merged && (r.findings?.length ?? 0) > 0);
+    expect(new Set(rows)).toEqual(new Set(held));
     for (const f of FILTERS) {
       indexed.setFilter(f);
       full.setFilter(f);
@@ -145,7 +194,7 @@ describe('the filter index over 100k held rows', () => {
     // Filed again from scratch here (the store's own index filed them already).
     index.clear(held);
     for (const r of held) index.add(r);
-    for (const f of [{ statuses: ['error'] }, { statuses: ['denied'] }, { servers: ['s1'] }, { includeMethods: ['resources/read'] }] satisfies TrafficFilter[]) {
+    for (const f of [{ statuses: ['error'] }, { statuses: ['denied'] }, { statuses: ['findings'] }, { servers: ['s1'] }, { includeMethods: ['resources/read'] }] satisfies TrafficFilter[]) {
       const c = compileFilter(f);
       const candidates = index.candidates(c);
       expect(candidates, JSON.stringify(f)).toBeDefined();

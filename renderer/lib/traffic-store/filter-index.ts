@@ -1,4 +1,4 @@
-// An index per filter facet (status, denial, server, launch, direction, method), kept as rows
+// An index per filter facet (status, denial, findings, server, launch, direction, method), kept as rows
 // arrive and as their status changes, so a chip click visits the rows that can match instead of
 // every row held (docs/ui-layout.md "Traffic's memory and render path"). At 100k held rows
 // under load a full pass per click (match every row, rebuild the list) was what made the
@@ -23,6 +23,7 @@ const serverOf = (row: TrafficRow): string => row.server ?? row.ev.server ?? '';
 function statusKeys(row: TrafficRow): StatusFilter[] {
   const out: StatusFilter[] = row.status !== undefined ? [row.status] : [];
   if (row.decision === 'DENY' || row.outcome === 'denied') out.push('denied');
+  if (row.findings?.length) out.push('findings');
   return out;
 }
 

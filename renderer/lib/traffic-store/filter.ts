@@ -52,9 +52,11 @@ export function rowMatches(f: CompiledFilter, row: TrafficRow, bodyHit?: (row: T
   if (f.include && !f.include(method)) return false;
   if (f.exclude && f.exclude(method)) return false;
   if (f.statuses) {
-    // A denial is a DENY verdict, or an APPROVAL that a person, the timeout or nobody denied.
+    // A denial is a DENY verdict, or an APPROVAL that a person, the timeout or nobody denied; the
+    // Findings chip keeps calls the data scanner found something in (docs/data.md).
     const denied = row.decision === 'DENY' || row.outcome === 'denied';
-    const ok = (row.status !== undefined && f.statuses.has(row.status)) || (f.statuses.has('denied') && denied);
+    const ok =
+      (row.status !== undefined && f.statuses.has(row.status)) || (f.statuses.has('denied') && denied) || (f.statuses.has('findings') && (row.findings?.length ?? 0) > 0);
     if (!ok) return false;
   }
   // Only answered calls have a latency: a pending one is not (yet) slow.

@@ -3,14 +3,16 @@ import type { EventPayload } from '../../../common/host-api';
 export type TrafficEvent = EventPayload<'traffic:batch'>['events'][number];
 /** A call's one record from the host (main/gateway/exchanges.ts): decision, who decided, outcome. */
 export type ExchangeInfo = EventPayload<'exchange:batch'>['changes'][number]['exchange'];
+/** What the data scanner found in a call (kind, rule, where; never the value: docs/data.md). */
+export type DataFinding = NonNullable<ExchangeInfo['findings']>[number];
 export type Direction = TrafficEvent['direction'];
 export type Decision = NonNullable<TrafficEvent['decision']>;
 
 /** A call's outcome; `unmatched` and `fault` label rows that are not calls. */
 export type RowStatus = 'ok' | 'error' | 'pending' | 'aborted' | 'unmatched' | 'fault';
 
-/** What a status toggle filters on: a status, or a denial (decision DENY). */
-export type StatusFilter = RowStatus | 'denied';
+/** What a status toggle filters on: a status, a denial (decision DENY), or a call with data findings. */
+export type StatusFilter = RowStatus | 'denied' | 'findings';
 
 export interface Progress {
   done: number;
@@ -46,6 +48,13 @@ export interface TrafficRow {
   outcome?: string;
   /** What a `shadow: true` rule would have done ("shadow policy.rules[0] would deny"): recorded, not enforced. */
   shadow?: string;
+  /** From the call's exchange: why it was decided so (the flow guard's reason names the labels and the tool's mark). */
+  reason?: string;
+  /** The rule that decided (`policy.rules[2]`, `policy.flow` for the trifecta guard). */
+  rule?: string;
+  /** From the call's exchange: what the data scanner found (never the value) and the session's flow labels. */
+  findings?: DataFinding[];
+  flow?: string[];
   /**
    * A call none of whose messages is held (the Tool console, a legacy envelope, answered by the
    * gateway): the row stands for its exchange and `ev.message` is the exchange's record, not a

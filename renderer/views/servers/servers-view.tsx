@@ -28,6 +28,7 @@ import { ExportModelButton } from './export-model-button';
 import { WorkspaceNote } from './workspace-note';
 import { ServerSignIn } from './server-sign-in';
 import { ExitHistory, exitHow } from './exit-history';
+import { ServerFlowMarks } from './flow-marks';
 
 type Action = 'restart' | 'stop' | 'start';
 
@@ -237,6 +238,7 @@ function ServerDetails({ launch, server: s }: { launch: LaunchSummary; server: S
       </dl>
 
       <SandboxDetails id={s.id} sandbox={s.sandbox} />
+      <ServerFlowMarks launchId={launch.id} server={s.id} toolCount={s.toolCount} />
       {s.capabilities ? (
         <div className="detail-block">
           <div className="section-label">Capabilities</div>

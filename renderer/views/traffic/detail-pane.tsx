@@ -87,6 +87,7 @@ export function DetailPane({ row, store, query, replays, onReplay, onSelect, onC
           </button>
         </span>
       </header>
+      <CallFindings row={row} />
       {hops.length > 1 ? (
         <ol className="traffic-hops" aria-label="Messages of this exchange">
           {hops.map((h) => (
@@ -232,4 +233,51 @@ function pretty(v: unknown): string {
   } catch {
     return String(v);
   }
+}
+
+/**
+ * Why the call was decided so, in full (a flow-guard decision names the session's labels and the
+ * tool's mark), and what the data scanner found: direction, rule, JSON path; never a value.
+ */
+function CallFindings({ row }: { row: TrafficRow }) {
+  // The exchange's record sits on the call's row; a selected leg or response shows its call's.
+  const call = row.findings || row.reason ? row : row.pair?.findings || row.pair?.reason ? row.pair : row.root;
+  const findings = call.findings ?? [];
+  const flowDecided = call.rule === 'policy.flow' && call.reason !== undefined;
+  if (findings.length === 0 && !flowDecided && !call.flow?.length) return null;
+  return (
+    <div className="traffic-findings-detail">
+      {flowDecided ? (
+        <p className="traffic-flow-reason" aria-label="Flow guard reason">
+          <strong>Flow guard:</strong> {call.reason}
+        </p>
+      ) : null}
+      {call.flow?.length ? <p className="traffic-flow-labels">Session labels when decided: {call.flow.join(', ')}</p> : null}
+      {findings.length > 0 ? (
+        <table className="traffic-findings-table" aria-label="Data findings">
+          <thead>
+            <tr>
+              <th>Direction</th>
+              <th>Rule</th>
+              <th>Path</th>
+            </tr>
+          </thead>
+          <tbody>
+            {findings.map((f, i) => (
+              <tr key={i}>
+                <td>{f.direction}</td>
+                <td>
+                  {f.rule}
+                  {f.detail ? ` (${f.detail})` : ''}
+                </td>
+                <td>
+                  <code>{f.path}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </div>
+  );
 }

@@ -9,6 +9,8 @@ const STATUS_TOGGLES: [StatusFilter, string][] = [
   ['aborted', 'Aborted'],
   ['unmatched', 'Unmatched'],
   ['fault', 'Faults'],
+  // Calls the data scanner found a secret or credential in (docs/data.md): the facet is in the filter index too.
+  ['findings', 'Findings'],
 ];
 
 const DIRECTIONS: [string, string, Direction[]][] = [

@@ -118,6 +118,7 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
   const agent = agentOf(row);
   const summary = store.summary(row);
   const decision = decisionBadge(row);
+  const findings = findingsBadge(row);
   return (
     <>
       <div role="gridcell" className="traffic-cell traffic-c-time">
@@ -161,6 +162,12 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
         </span>
         {row.replayOf !== undefined ? <span className="traffic-tag">replay</span> : null}
         <EraTag sides={row.newEra} />
+        {/* In the method cell, not the narrow decision column: "2 credentials" is read whole. */}
+        {findings ? (
+          <span className="traffic-badge traffic-findings" title={findings.title}>
+            {findings.text}
+          </span>
+        ) : null}
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-summary" title={summary.length > 40 ? summary : undefined}>
         {fraction !== undefined ? (
@@ -218,6 +225,20 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
 export function rowCellsProps(row: Row, store: TrafficStore): Pick<TrafficRowCellsProps, 'rev' | 'kids' | 'open' | 'pinned' | 'replayOf'> {
   const kids = row.root === row ? (row.children?.length ?? 0) : 0;
   return { rev: row._rev, kids, open: kids > 0 && store.isExpanded(row), pinned: store.isPinned(row), replayOf: row.replayOf };
+}
+
+/**
+ * The findings badge: how many and of what kind ("2 credentials"), the rules and where in its
+ * tooltip. Never a value: a finding carries none (docs/data.md).
+ */
+export function findingsBadge(row: Pick<Row, 'findings'>): { text: string; title: string } | undefined {
+  const list = row.findings;
+  if (!list?.length) return undefined;
+  const kinds = new Set(list.map((f) => f.kind));
+  const noun = kinds.size === 1 ? (list[0]!.kind === 'secret' ? 'secret' : 'credential') : 'finding';
+  const text = `${list.length} ${noun}${list.length === 1 ? '' : 's'}`;
+  const title = list.map((f) => `${f.rule}${f.detail ? ` (${f.detail})` : ''} in the ${f.direction} at ${f.path}`).join('\n');
+  return { text, title };
 }
 
 /**
