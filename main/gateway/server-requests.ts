@@ -3,6 +3,9 @@
 // server's channel when it arrives (upstreamRoutes), linked to the call in flight that caused
 // it, governed (sampling by policy), and either sent on to the agent session that made the
 // call, or answered by a person in the approvals inbox when no connected agent can.
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -327,8 +330,13 @@ export class ServerRequests {
   private async roots(ex: Exchange, signal: AbortSignal): Promise<Record<string, unknown>> {
     const target = this.deps.sessions.routeFor(this.parentOf(ex), 'roots');
     if (target) return this.toSession(target, ex, 'roots/list', undefined, signal);
-    // No agent roots: the workspace is the one root this profile confines servers to.
-    return { roots: [{ uri: `file://${this.deps.profile.workspace}`, name: `${this.deps.profile.name} workspace` }] };
+    // No agent roots: the server's reach is its roots — the workspace, and the folders its sandbox
+    // grants it (an imported filesystem server's own roots became such grants: docs/packages.md).
+    const spec = this.deps.profile.servers.find((s) => s.id === ex.server);
+    const granted = spec && 'sandbox' in spec && spec.sandbox.mode !== 'off' ? [...spec.sandbox.write, ...spec.sandbox.read].filter((p) => statSync(p, { throwIfNoEntry: false })?.isDirectory()) : [];
+    const roots = [{ uri: pathToFileURL(this.deps.profile.workspace).href, name: `${this.deps.profile.name} workspace` }];
+    for (const dir of new Set(granted)) if (dir !== this.deps.profile.workspace) roots.push({ uri: pathToFileURL(dir).href, name: path.basename(dir) });
+    return { roots };
   }
 
   /** The SDK client for one old-era upstream server run, declaring what the gateway can route back. */

@@ -11,7 +11,7 @@ import { Host, type Launch } from '../../main/host';
 import { importFile } from '../../main/profiles/importers/index';
 import { tempDir } from '../support/temp';
 import { serverFixture } from '../support/supervisor';
-import { connectHttp, textOf } from '../support/gateway';
+import { autoApprover, connectHttp, textOf } from '../support/gateway';
 
 let tmp: ReturnType<typeof tempDir>;
 let host: Host;
@@ -87,12 +87,15 @@ describe('an imported Claude Desktop config of six servers', () => {
   });
 
   it('lets the filesystem server reach the root the source config gave it, through the sandbox', async () => {
+    // An imported profile asks before every call (policy.default: approve): a person allows this one.
+    const approver = autoApprover(host, () => 'allow_once');
     const client = await connectHttp(launch);
     try {
       const res = await client.callTool({ name: 'list_directory', arguments: { path: projects } });
       expect(res.isError ?? false, textOf(res)).toBe(false);
       expect(textOf(res)).toContain('plan.md');
     } finally {
+      approver.detach();
       await client.close();
     }
   });
