@@ -45,7 +45,7 @@ export function metaClientInfo(message: unknown): Partial<Implementation> | unde
  */
 export function labelledTap(tap: TrafficTap, label: () => AgentLabel, redactor?: Redactor): TrafficTap {
   const byRequest = new Map<string | number, AgentLabel>();
-  const publish = (record: TrafficRecord) => {
+  const stamp = (record: TrafficRecord) => {
     let own = label();
     if (record.kind === 'request' && record.direction === 'agent_to_gateway') {
       const meta = agentLabel(metaClientInfo(record.message), redactor);
@@ -64,11 +64,20 @@ export function labelledTap(tap: TrafficTap, label: () => AgentLabel, redactor?:
     }
     if (own.agentName !== undefined) record.agentName = own.agentName;
     if (own.agentVersion !== undefined) record.agentVersion = own.agentVersion;
+  };
+  const publish = (record: TrafficRecord) => {
+    stamp(record);
     return tap.publish(record);
+  };
+  // The channels publish through the data screen (main/data/traffic-screen.ts): labelled the same way.
+  const publishScreened = (record: TrafficRecord, late?: (seq: number) => void) => {
+    stamp(record);
+    return tap.publishScreened(record, late);
   };
   return new Proxy(tap, {
     get(target, prop) {
       if (prop === 'publish') return publish;
+      if (prop === 'publishScreened') return publishScreened;
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },

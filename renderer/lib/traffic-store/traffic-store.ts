@@ -459,6 +459,7 @@ export class TrafficStore {
     standIn.merged = true;
     this.index.remove(standIn);
     this.entries.remove(standIn);
+    this.links.forget(standIn);
   }
 
   /** Called by the exchange records as a call's upstream server becomes known. */
