@@ -257,7 +257,7 @@ export class Host extends EventEmitter<HostEvents> {
         retention: retentionFromEnv(this.env),
         limits: auditLimitsFromEnv(this.env),
         signer: this.auditSigner(),
-        // SQLite off the protocol thread (docs/gateway.md "Audit store"); GATEHOUSE_AUDIT_THREAD=0 keeps it in this one.
+        // SQLite off the protocol thread (docs/audit.md "Audit store"); GATEHOUSE_AUDIT_THREAD=0 keeps it in this one.
         ...(this.env.GATEHOUSE_AUDIT_THREAD === '0' ? {} : { thread: { entry: auditWriterEntry() } }),
       });
     } catch (err) {

@@ -1,4 +1,4 @@
-// The audit store's byte budgets (docs/gateway.md "Audit store"): truncated big messages with their hash, faults
+// The audit store's byte budgets (docs/audit.md "Audit store"): truncated big messages with their hash, faults
 // counted past a rate, the size cap pruning oldest first, the writer's queue bounded in bytes,
 // and sessions a crashed host left open closed as `crashed`. Real SQLite files.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Byte budgets of the audit store (docs/gateway.md "Audit store"): a flooding server must not grow the trail by
+// Byte budgets of the audit store (docs/audit.md "Audit store"): a flooding server must not grow the trail by
 // hundreds of MB in seconds, nor the writer's queue by gigabytes.
 //  - A message larger than the per-message limit is stored truncated, as a JSON object that
 //    keeps its head, its full size and the SHA-256 of its full text (so it can still be matched).

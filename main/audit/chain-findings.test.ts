@@ -1,4 +1,4 @@
-// Data findings in the tamper-evident audit (docs/gateway.md "Tamper-evident audit"): the real
+// Data findings in the tamper-evident audit (docs/audit.md "Tamper-evident audit"): the real
 // writer stores a call's findings next to its exchange row and chains them with it; tampering
 // from outside (the sqlite3 CLI) is named by verify, and a bundle with findings verifies alone.
 import { execFileSync } from 'node:child_process';

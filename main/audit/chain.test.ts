@@ -1,4 +1,4 @@
-// The tamper-evident audit (docs/gateway.md "Tamper-evident audit"): a real SQLite file written by
+// The tamper-evident audit (docs/audit.md "Tamper-evident audit"): a real SQLite file written by
 // the real writer, tampered with from outside (the sqlite3 CLI, another better-sqlite3
 // connection), verified by the store and by a bundle on its own after the store is gone.
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The tamper-evident audit (docs/gateway.md "Tamper-evident audit"): every stored row of the
+// The tamper-evident audit (docs/audit.md "Tamper-evident audit"): every stored row of the
 // tables below is hash-chained per session. A row at position n of its chain carries
 //   chain_n   = n (1, 2, 3, … across all chained tables of that session)
 //   prev_hash = the row_hash of position n-1 ('' for the first)

@@ -1,4 +1,4 @@
-// No answered call missing after a crash of the host (docs/gateway.md "Audit store"). The tap delivers an agent's
+// No answered call missing after a crash of the host (docs/audit.md "Audit store"). The tap delivers an agent's
 // answer to the audit writer synchronously (BoundedBus `flushOn`), and the writer makes it, with
 // every row queued before it, crash-safe before the transport writes the answer: the window of
 // loss is zero. How depends on the writer (AuditWriter.commitPoint): the threaded writer appends

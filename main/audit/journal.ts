@@ -1,4 +1,4 @@
-// The crash journal of the threaded audit writer (docs/gateway.md "Audit store": no
+// The crash journal of the threaded audit writer (docs/audit.md "Audit store": no
 // answered call missing after the host is killed). SQLite commits happen on the writer thread,
 // later than the protocol path; so before an agent's answer leaves, the chunk that holds it
 // (and every chunk before it) is appended here with one write(2). A killed process cannot lose

@@ -227,9 +227,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'audit journal', up: (db) => db.exec(JOURNAL_TABLE_SQL) },
   // MCP 2026-07-28 (docs/gateway.md "Two eras downstream"): the protocol version a call's agent spoke, and the input_required rounds of a held call.
   { version: 6, name: 'exchange era', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_era TEXT; ALTER TABLE exchanges ADD COLUMN round INTEGER') },
-  // The tamper-evident audit (chain.ts, docs/gateway.md "Tamper-evident audit"): chain columns, heads, signed checkpoints.
+  // The tamper-evident audit (chain.ts, docs/audit.md "Tamper-evident audit"): chain columns, heads, signed checkpoints.
   { version: 7, name: 'audit chain', up: (db) => chainMigration(db) },
-  // Agents with names (docs/gateway.md "Agents with names"): the calling agent's name and version on each call.
+  // Agents with names (docs/agents.md "Agents with names"): the calling agent's name and version on each call.
   { version: 8, name: 'exchange agent name', up: (db) => db.exec('ALTER TABLE exchanges ADD COLUMN agent_name TEXT; ALTER TABLE exchanges ADD COLUMN agent_version TEXT') },
   // What the data scanner found in a call's arguments and result (main/data/, docs/data.md):
   // kind, rule and position, never the value. An exchange row is written more than once (opened,

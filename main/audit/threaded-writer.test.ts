@@ -1,4 +1,4 @@
-// The audit writer thread with its crash promise kept (docs/gateway.md "Audit store"): a real Worker, a real SQLite
+// The audit writer thread with its crash promise kept (docs/audit.md "Audit store"): a real Worker, a real SQLite
 // file, a real process killed by SIGKILL at the commit point of an answer.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

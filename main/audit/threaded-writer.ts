@@ -1,4 +1,4 @@
-// The host's side of the audit writer thread (docs/gateway.md "Audit store": the SQLite writes move off the
+// The host's side of the audit writer thread (docs/audit.md "Audit store": the SQLite writes move off the
 // protocol thread). Every AuditWriter call is encoded at once into one line of the next chunk
 // (chunk-codec.ts: a message's kept text is carried as is, serialised once) and the chunk is
 // posted to the writer thread every few milliseconds; SQLite runs there. What stays here per

@@ -1,5 +1,5 @@
 // The audit writer thread (bundled to out/audit-writer.mjs): SQLite writes off the protocol
-// thread (docs/gateway.md "Audit store"). It owns a connection of its own to the store the host opened and
+// thread (docs/audit.md "Audit store"). It owns a connection of its own to the store the host opened and
 // migrated, decodes the chunks the host posts (chunk-codec.ts), and commits them with the same
 // QueuedWriter the in-thread mode uses: budgets, gaps and retries are one piece of code. After
 // each batch it tells the host, through shared memory, which chunk it has attempted (what a

@@ -1,5 +1,5 @@
 // `gatehouse audit verify | export --bundle | key`: the tamper-evident audit from a shell
-// (docs/gateway.md "Tamper-evident audit"). verify exits 0 when every chain checks, 1 when a row
+// (docs/audit.md "Tamper-evident audit"). verify exits 0 when every chain checks, 1 when a row
 // was edited, deleted, inserted or reordered (the first one named), 2 on a usage error.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';

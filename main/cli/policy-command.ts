@@ -1,6 +1,6 @@
 // `gatehouse policy test --profile P [--policy FILE] [--since 7d] [--json]`: replays the calls the
 // audit store recorded for a profile through its policy as it is now (or the `policy:` of FILE)
-// and prints each call whose decision would change, with totals (docs/gateway.md "Policy you can
+// and prints each call whose decision would change, with totals (docs/audit.md "Policy you can
 // test"). Exit codes: 0 ok (changes are not a failure), 1 failure, 2 usage.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -1,4 +1,4 @@
-// `gatehouse policy test` (docs/gateway.md "Policy you can test"): recorded calls replayed through
+// `gatehouse policy test` (docs/audit.md "Policy you can test"): recorded calls replayed through
 // a policy. Pure: the caller reads the calls from the audit store and prints the result.
 import { CAPABILITIES_TOOL, type Policy } from './engine';
 import type { PolicyDecision, Verdict } from './types';

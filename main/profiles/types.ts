@@ -104,7 +104,7 @@ export interface PolicyRule {
   args?: Record<string, { inside_workspace?: boolean; pattern?: string; equals?: unknown }>;
   decision: Decision;
   reason?: string;
-  /** Evaluated and recorded as "would have …", never enforced (docs/gateway.md "Policy you can test"). */
+  /** Evaluated and recorded as "would have …", never enforced (docs/audit.md "Policy you can test"). */
   shadow?: boolean;
 }
 

@@ -36,7 +36,7 @@ export interface SubscribeOptions<T = unknown> {
   /**
    * Deliver at once, from inside publish(), when a published item matches: the one exception to
    * "never calls a subscriber from publish", for the audit writer, which must have an agent's
-   * answer on disk before the answer leaves (docs/gateway.md "Audit store": no answered call missing after a crash).
+   * answer on disk before the answer leaves (docs/audit.md "Audit store": no answered call missing after a crash).
    */
   flushOn?: (item: T) => boolean;
 }

@@ -1,4 +1,4 @@
-// SIGKILL of the host under steady load (docs/gateway.md "Audit store"): every call the agent saw answered is in the
+// SIGKILL of the host under steady load (docs/audit.md "Audit store"): every call the agent saw answered is in the
 // audit store (0 missing), and the session the kill left open is closed as `crashed` at the
 // next start. Real gateway process, real SQLite file, a real SIGKILL.
 import { spawnSync } from 'node:child_process';

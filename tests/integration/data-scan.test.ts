@@ -145,7 +145,7 @@ describe('defaults: results redact, arguments approve, flow approve', () => {
     }, 'the findings on record');
     expect(rows.map((r) => r.rule)).toEqual(expect.arrayContaining(['aws', 'github', 'secret:LEAK_KEY']));
     expect(clearIn([JSON.stringify(rows)])).toEqual([]);
-    // Each finding is in the session's hash chain (docs/gateway.md "Tamper-evident audit"), and the chain verifies.
+    // Each finding is in the session's hash chain (docs/audit.md "Tamper-evident audit"), and the chain verifies.
     const db = path.join(w.dataDir, DB_FILE_NAME);
     const unchained = execFileSync('sqlite3', [db, `SELECT count(*) FROM data_findings WHERE session = '${w.launch.id}' AND chain_n IS NULL`], { encoding: 'utf8' });
     expect(unchained.trim()).toBe('0');

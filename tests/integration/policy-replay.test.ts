@@ -1,4 +1,4 @@
-// Policy you can test (docs/gateway.md "Policy you can test"), and the audit you can prove
+// Policy you can test (docs/audit.md "Policy you can test"), and the audit you can prove
 // ("Tamper-evident audit"), on a session recorded by a real gateway in front of a real server
 // (server-everything) driven by an SDK client: a shadow rule is recorded as "would deny" and
 // changes nothing; `policy test` with a changed rule names exactly the calls it affects; the

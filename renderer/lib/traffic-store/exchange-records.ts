@@ -38,7 +38,7 @@ export function applyExchangeInfo(host: RecordHost, row: TrafficRow, info: Excha
   row.newEra = newEraSides(info);
   if (info.decision) row.decision = info.decision;
   if (info.decidedBy) row.decidedBy = info.decidedBy;
-  // The gateway appends "[shadow policy.rules[N] would …]" to the reason (docs/gateway.md "Policy you can test").
+  // The gateway appends "[shadow policy.rules[N] would …]" to the reason (docs/audit.md "Policy you can test").
   const shadow = /\[(shadow policy\.rules\[\d+\] would [^\]]+)\]/.exec(info.reason ?? '');
   if (shadow) row.shadow = shadow[1];
   row.outcome = info.outcome;

@@ -15,6 +15,7 @@ import type { TrafficMarksSync } from './traffic-marks';
 import { COLUMNS, isPinKey, ROW_HEIGHT, rowCellsProps, TrafficHeader, TrafficRowCells } from './traffic-row';
 import { nextSort, sortRows, SORT_REFRESH_MS, type SortColumn, type SortedRows, type TrafficSort } from './sorted-rows';
 import './traffic.css';
+import './traffic-detail.css';
 
 export type LaunchSummary = EventPayload<'launch:changed'>['launch'];
 
