@@ -50,8 +50,8 @@ test('read_file from the Tool console: the result, then the exchange in Traffic'
   await expect(detail).toContainText('Demo workspace');
   await shot(page, testInfo, 'traffic');
 
-  // The selected row is the gateway's call to the server, allowed by the policy.
-  await expect(selected.getByRole('gridcell', { name: 'gateway to server' })).toBeVisible();
+  // The selected row is the console's own call to the gateway (its leg is recorded in full), allowed by the policy.
+  await expect(selected.getByRole('gridcell', { name: 'agent to gateway' })).toBeVisible();
   await expect(selected).toContainText('ALLOW');
   expect(errors).toEqual([]);
 });
