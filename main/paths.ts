@@ -1,7 +1,7 @@
 // Where Gatehouse finds its own files and keeps its state (ARCHITECTURE.md, "Where state lives").
 import os from 'node:os';
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -15,6 +15,19 @@ export function appRoot(): string {
     dir = path.dirname(dir);
   }
   throw new Error(`gatehouse: cannot find the package root above ${fileURLToPath(import.meta.url)}`);
+}
+
+let versionRead: string | undefined;
+/** Gatehouse's own version (package.json), read once; `0.0.0` when it cannot be read. */
+export function appVersion(): string {
+  if (versionRead === undefined) {
+    try {
+      versionRead = (JSON.parse(readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+    } catch {
+      versionRead = '0.0.0';
+    }
+  }
+  return versionRead;
 }
 
 /** One SQLite file and other state per user: GATEHOUSE_DATA_DIR, else $XDG_STATE_HOME/gatehouse. */

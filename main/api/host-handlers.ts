@@ -1,8 +1,6 @@
 // Host-API commands about the host itself: what it is (host:info), everything a window needs to
 // draw at once when it opens or reloads (host:snapshot), and the doctor's report (doctor:run).
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { appRoot } from '../paths';
+import { appVersion } from '../paths';
 import { exchangeRecord } from '../gateway/exchanges';
 import { runDoctor } from '../doctor/run-doctor';
 import type { DoctorReport } from '../../common/host-api-doctor';
@@ -24,7 +22,7 @@ export interface HostHandlerOptions {
 export function hostHandlers(ctx: ApiContext, opts: HostHandlerOptions) {
   const { host, shell, runningLaunches } = ctx;
   const { consoleCalls } = opts;
-  const version = readVersion();
+  const version = appVersion();
   let doctorReport: DoctorReport | undefined;
   return {
     'host:info': () => ({ version, dataDir: host.dataDir, shell, platform: process.platform }),
@@ -48,10 +46,3 @@ export function hostHandlers(ctx: ApiContext, opts: HostHandlerOptions) {
   } satisfies Partial<Handlers>;
 }
 
-function readVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}

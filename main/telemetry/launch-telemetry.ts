@@ -3,12 +3,10 @@
 // (GATEHOUSE_OTLP_ENDPOINT, GATEHOUSE_OTLP_HEADERS: `k=v,k2=v2` as OTEL_EXPORTER_OTLP_HEADERS
 // spells them). Gatehouse's own variables, not OTEL_EXPORTER_OTLP_*: a collector configured for
 // other programs on this machine must not start receiving a workspace's tool calls unasked.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ApprovalBroker } from '../approvals/broker';
 import type { Gateway } from '../gateway/gateway';
 import type { ResolvedProfile, TelemetrySpec } from '../profiles/types';
-import { appRoot } from '../paths';
+import { appVersion } from '../paths';
 import { ExchangeTelemetry } from './exchange-telemetry';
 
 export function telemetrySpecOf(profile: ResolvedProfile, env: NodeJS.ProcessEnv): TelemetrySpec | undefined {
@@ -45,7 +43,7 @@ export function attachTelemetry(
   const telemetry = new ExchangeTelemetry(spec, {
     launchId,
     profile: profile.name,
-    version: version(),
+    version: appVersion(),
     approvalsWaiting: () => broker.pending().filter((p) => p.session === launchId).length,
     redact: (text) => profile.redactor.redactString(text),
     onExportError: log,
@@ -53,14 +51,4 @@ export function attachTelemetry(
   gateway.exchanges.on('closed', (ex) => telemetry.exchange(ex));
   gateway.on('agent-session', (a) => (a.ended ? telemetry.agentEnded(a.id) : telemetry.agent(a.id, a.client)));
   return telemetry;
-}
-
-let cachedVersion: string | undefined;
-function version(): string {
-  try {
-    cachedVersion ??= (JSON.parse(readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    cachedVersion = '0.0.0';
-  }
-  return cachedVersion;
 }
