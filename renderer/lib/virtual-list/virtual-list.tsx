@@ -146,12 +146,28 @@ export function VirtualList(props: VirtualListProps) {
   // Anchor: rows evicted at the head move everything up; put the first row in view back where it
   // was (found by its new index: removals only happen at the head, appends at the tail).
   const anchor = useRef<{ headRemovals: number; index: number; start: number } | undefined>(undefined);
+  // Where the list last put the view while following (the scrollTop it read back).
+  const followTop = useRef<number | undefined>(undefined);
+  const atBottomRef = useRef(true);
   useLayoutEffect(() => {
     const el = ref.current;
     const a = anchor.current;
+    if (el && !followRef.current) followTop.current = undefined;
     if (el) {
-      if (followRef.current) el.scrollTop = el.scrollHeight;
-      else if (fixed) {
+      if (followRef.current) {
+        // A scroll the list did not make since it last put the view at the bottom is the user's,
+        // and its scroll event may not have come yet (under a flood a render can come first): it
+        // stops following instead of being undone. A list that only grew or shrank is not that.
+        const put = followTop.current;
+        if (put !== undefined && el.scrollTop < put - rowHeight / 2 && el.scrollTop + el.clientHeight < el.scrollHeight - rowHeight / 2) {
+          followTop.current = undefined;
+          atBottomRef.current = false;
+          props.onAtBottomChange?.(false);
+        } else {
+          el.scrollTop = el.scrollHeight;
+          followTop.current = el.scrollTop;
+        }
+      } else if (fixed) {
         if (rebased.current) el.scrollTop = Math.max(0, el.scrollTop - rebased.current);
         // The rows in view were all evicted: show the oldest row left (the scroll offset the
         // virtualizer keeps from scroll events: no layout read).
@@ -170,7 +186,6 @@ export function VirtualList(props: VirtualListProps) {
     anchor.current = first ? { headRemovals, index: first.index, start: first.start } : { headRemovals, index: 0, start: headerH };
   }, [headRemovals, count, follow, version, items, headerH, virtualizer, fixed, gone]);
 
-  const atBottomRef = useRef(true);
   const onScroll = () => {
     const el = ref.current;
     if (!el) return;

@@ -1,7 +1,6 @@
 // Load through the real gateway: several MCP SDK clients over Streamable HTTP, each calling a tool
 // back to back, as agents would. Used by the Pause e2e test (to fill the window's buffer while the
 // list is paused) and by `npm run bench:ui` (bench/ui/run.ts).
-import { setMaxListeners } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -28,10 +27,42 @@ export interface Load {
   stop(): Promise<void>;
 }
 
+/**
+ * A fetch for one SDK client transport that gives every request its own abort signal. The
+ * transport passes one long-lived signal to every fetch, and undici adds an abort listener to it
+ * per request that is dropped only when the request is collected: thousands of back-to-back calls
+ * trip Node's leak warning on every call (undici sets that signal's limit to 1500 itself, so no
+ * limit set here holds). Here the long-lived signal gets one listener, which aborts the requests
+ * still open (an event stream until the transport closes; a JSON answer once it has arrived).
+ */
+function ownSignals(): typeof fetch {
+  const open = new Set<AbortController>();
+  let outer: AbortSignal | undefined;
+  return async (input, init) => {
+    const signal = init?.signal ?? undefined;
+    if (!signal) return fetch(input, init);
+    if (signal !== outer) {
+      outer = signal;
+      signal.addEventListener('abort', () => {
+        for (const c of open) c.abort(signal.reason);
+        open.clear();
+      }, { once: true });
+    }
+    const own = new AbortController();
+    if (signal.aborted) own.abort(signal.reason);
+    else open.add(own);
+    try {
+      const res = await fetch(input, { ...init, signal: own.signal });
+      if (!res.headers.get('content-type')?.includes('text/event-stream')) open.delete(own);
+      return res;
+    } catch (e) {
+      open.delete(own);
+      throw e;
+    }
+  };
+}
+
 export async function startLoad(opts: LoadOptions): Promise<Load> {
-  // The SDK's HTTP client transport adds an abort listener per request to one long-lived signal
-  // and drops them lazily: thousands of back-to-back calls trip Node's leak warning on every call.
-  setMaxListeners(100_000);
   const clients: Client[] = [];
   let calls = 0;
   let errors = 0;
@@ -39,7 +70,7 @@ export async function startLoad(opts: LoadOptions): Promise<Load> {
   const loops: Promise<void>[] = [];
   const connect = async (name: string) => {
     const client = new Client({ name, version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(opts.url), { fetch: ownSignals(), requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } });
     await client.connect(transport);
     return client;
   };
@@ -71,7 +102,7 @@ export async function startLoad(opts: LoadOptions): Promise<Load> {
   }
   for (let c = 0; c < (opts.callsPerClient !== undefined ? 0 : (opts.clients ?? 4)); c++) {
     const client = new Client({ name: `gatehouse-load-${c}`, version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(opts.url), { fetch: ownSignals(), requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } });
     await client.connect(transport);
     clients.push(client);
     for (let k = 0; k < (opts.inFlight ?? 1); k++) {
