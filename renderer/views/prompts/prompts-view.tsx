@@ -10,6 +10,7 @@ import { Banner } from '../../components/banner';
 import { Button, IconButton } from '../../components/button';
 import { EmptyState } from '../../components/empty-state';
 import { JsonView } from '../../components/json-view';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
 import { filterByText } from '../../components/picker-filter';
 import { PickerItem, PickerList } from '../../components/picker-list';
@@ -18,7 +19,6 @@ import { SplitPane } from '../../components/split-pane';
 import { errorText } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import { useAppState } from '../../state/app-context';
-import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { promptArguments } from './prompt-form';
 
@@ -34,12 +34,9 @@ export function PromptsView() {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Prompts" />
-        <EmptyState icon={<MessageSquareText size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile to list and try its servers' prompts from here.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Prompts" icon={<MessageSquareText size={28} />}>
+        Launch a profile to list and try its servers' prompts from here.
+      </NoLaunchView>
     );
   }
   const list = filterByText(prompts.data ?? [], query, (p) => [p.name, p.title]);

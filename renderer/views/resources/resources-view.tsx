@@ -11,6 +11,7 @@ import { Banner } from '../../components/banner';
 import { Button, IconButton } from '../../components/button';
 import { EmptyState } from '../../components/empty-state';
 import { formatBytes } from '../../components/format-time';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
 import { filterByText } from '../../components/picker-filter';
 import { PickerGroup, PickerItem, PickerList } from '../../components/picker-list';
@@ -20,7 +21,6 @@ import { errorText } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import { downloadBytes } from '../../lib/download';
 import { useAppState } from '../../state/app-context';
-import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { expandTemplate, templateVariables } from './uri-template';
 
@@ -50,12 +50,9 @@ export function ResourcesView() {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Resources" />
-        <EmptyState icon={<FileText size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile to list and read its servers' resources from here.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Resources" icon={<FileText size={28} />}>
+        Launch a profile to list and read its servers' resources from here.
+      </NoLaunchView>
     );
   }
 

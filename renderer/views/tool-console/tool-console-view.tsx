@@ -10,6 +10,7 @@ import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/empty-state';
 import { formatDuration } from '../../components/format-time';
 import { JsonView, stringify } from '../../components/json-view';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
 import { filterByText } from '../../components/picker-filter';
 import { PickerGroup, PickerItem, PickerList } from '../../components/picker-list';
@@ -21,7 +22,6 @@ import { useShortcuts } from '../../components/shortcuts';
 import { SchemaForm } from '../../lib/schema-form/schema-form';
 import { errorsByPath, fieldsFromSchema, initialValue, toArguments, toJson, valueFromJson, type FormValue } from '../../lib/schema-form/model';
 import { useAppState } from '../../state/app-context';
-import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { draftKey, toolConsoleState, type CallResultState } from '../../state/tool-console-state';
 import type { AdvertisedTool } from '../../state/types';
@@ -49,12 +49,9 @@ export function ToolConsoleView() {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Tool console" />
-        <EmptyState icon={<Wrench size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile to call its tools from here, without an agent.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Tool console" icon={<Wrench size={28} />}>
+        Launch a profile to call its tools from here, without an agent.
+      </NoLaunchView>
     );
   }
 
