@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { CommandOutput } from '../../common/host-api';
 import { Host } from '../host';
 import { followAuthorizationHeadless } from '../auth/loopback-redirect';
+import { waitFor } from '../../tests/support/gateway';
 import { tempDir, writeProfile } from '../../tests/support/temp';
 import { startOAuthServers, type OAuthServers } from '../../tests/support/oauth-servers';
 import { createHostApiDispatcher, type HostApiDispatcher } from './dispatcher';
@@ -16,16 +17,6 @@ let host: Host;
 let api: HostApiDispatcher;
 let launchId: string;
 const seen: string[] = [];
-
-async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 beforeAll(async () => {
   tmp = tempDir();

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandOutput, EventName, EventPayload } from '../../common/host-api';
 import { Host } from '../host';
+import { waitFor } from '../../tests/support/gateway';
 import { tempDir, writeProfile } from '../../tests/support/temp';
 import { createHostApiDispatcher, type HostApiDispatcher } from './dispatcher';
 
@@ -34,17 +35,6 @@ let host: Host;
 let api: HostApiDispatcher;
 let launch: Launched;
 let profileFile: string;
-
-/** Polls without timing assertions: a generous limit only to end a hung test. */
-async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, limitMs = 20_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Records every event a subscribed window would receive. */
 function recorder(d: HostApiDispatcher, opts?: Parameters<HostApiDispatcher['subscribe']>[1]) {

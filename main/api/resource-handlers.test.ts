@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CommandOutput, EventName, EventPayload } from '../../common/host-api';
 import { Host } from '../host';
+import { waitFor } from '../../tests/support/gateway';
 import { tempDir, writeProfile } from '../../tests/support/temp';
 import { createHostApiDispatcher, type HostApiDispatcher } from './dispatcher';
 
@@ -37,16 +38,6 @@ let client: Client;
 const seen: Array<{ event: EventName; payload: unknown }> = [];
 
 const call = <T>(command: string, input: unknown) => api.handle(command, input) as Promise<T>;
-
-async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, limitMs = 20_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const events = <E extends EventName>(event: E) => seen.filter((s) => s.event === event).map((s) => s.payload as EventPayload<E>);
 

@@ -1,30 +1,23 @@
 // Data findings in the tamper-evident audit (docs/audit.md "Tamper-evident audit"): the real
 // writer stores a call's findings next to its exchange row and chains them with it; tampering
 // from outside (the sqlite3 CLI) is named by verify, and a bundle with findings verifies alone.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemorySecretStore } from '../auth/secret-store';
+import { describe, expect, it } from 'vitest';
 import type { DataFinding } from '../data/scanner';
-import { loadAuditSigner, verifierFromPublicPem, type AuditSigner } from './audit-key';
 import { readBundle } from './bundle';
+import { firstProblem as first, useChainFixture } from './chain-fixture';
 import { MIGRATIONS, migrate } from './migrations';
 import { auditDbFile } from './store';
-import { T0, event, openTestStore, removeDir, tempDir } from './test-support';
-import { verifyChains, type VerifyReport } from './verify';
+import { T0, event, openTestStore } from './test-support';
+import { verifyChains } from './verify';
 
-let dir: string;
-let signer: AuditSigner;
-beforeEach(() => {
-  dir = tempDir();
-  signer = loadAuditSigner(new MemorySecretStore());
-});
-afterEach(() => removeDir(dir));
+const fx = useChainFixture();
+const verifyStore = () => fx.verifyStore();
+const sqlite = (sql: string): string => fx.sqlite(sql);
 
 const MINUTE = 60_000;
-const verifier = () => verifierFromPublicPem(signer.publicKeyPem);
 const argFinding = (i: number): DataFinding => ({ direction: 'arguments', kind: 'secret', rule: 'secret:GITHUB_TOKEN', path: '$.content', start: i, end: i + 40 });
 const resultFinding = (i: number): DataFinding => ({ direction: 'result', kind: 'credential', rule: 'github', detail: 'GITHUB_TOKEN', path: '$.content[0].text', start: 0, end: 40 + i });
 
@@ -34,37 +27,23 @@ const resultFinding = (i: number): DataFinding => ({ direction: 'result', kind: 
  * result finding). 8 messages + 4 decisions + 4 exchanges + 8 findings = 24 chained rows.
  */
 function record(): void {
-  const { store, errors } = openTestStore(dir, { signer, checkpointEvery: 5 });
-  const w = store.writer;
-  w.beginSession({ id: 's-1', kind: 'gateway', profile: 'demo', startedAt: T0 });
-  for (let i = 1; i <= 4; i++) {
-    const ex = `x-${i}`;
-    const base = { id: ex, ts: T0 + i * MINUTE, session: 's-1', kind: 'call', method: 'tools/call', tool: 'files.read_file' } as const;
-    w.exchange({ ...base, outcome: 'pending', findings: [argFinding(i)] });
-    w.traffic(event({ session: 's-1', exchange: ex, ts: T0 + i * 10 }));
-    if (i % 2 === 0) store.flush(); // the pending row and the final row in different batches
-    w.decision({ ts: T0 + i * 10 + 1, session: 's-1', exchange: ex, tool: 'files.read_file', decision: 'ALLOW', outcome: 'allowed', rule: 'policy.rules[0]' });
-    w.traffic(event({ session: 's-1', exchange: ex, direction: 'server_to_gateway', kind: 'response', ts: T0 + i * 10 + 2 }));
-    w.exchange({ ...base, outcome: 'ok', decision: 'ALLOW', latencyMs: 3, findings: [argFinding(i), resultFinding(i)] });
-  }
-  w.endSession('s-1', { endedAt: T0 + 1000 });
-  store.close();
-  expect(errors).toEqual([]);
+  fx.record(5, (store) => {
+    const w = store.writer;
+    for (let i = 1; i <= 4; i++) {
+      const ex = `x-${i}`;
+      const base = { id: ex, ts: T0 + i * MINUTE, session: 's-1', kind: 'call', method: 'tools/call', tool: 'files.read_file' } as const;
+      w.exchange({ ...base, outcome: 'pending', findings: [argFinding(i)] });
+      w.traffic(event({ session: 's-1', exchange: ex, ts: T0 + i * 10 }));
+      if (i % 2 === 0) store.flush(); // the pending row and the final row in different batches
+      w.decision({ ts: T0 + i * 10 + 1, session: 's-1', exchange: ex, tool: 'files.read_file', decision: 'ALLOW', outcome: 'allowed', rule: 'policy.rules[0]' });
+      w.traffic(event({ session: 's-1', exchange: ex, direction: 'server_to_gateway', kind: 'response', ts: T0 + i * 10 + 2 }));
+      w.exchange({ ...base, outcome: 'ok', decision: 'ALLOW', latencyMs: 3, findings: [argFinding(i), resultFinding(i)] });
+    }
+  });
 }
 
-function verifyStore(): VerifyReport {
-  const { store } = openTestStore(dir);
-  try {
-    return store.verify(verifier());
-  } finally {
-    store.close();
-  }
-}
-
-const first = (r: VerifyReport) => r.chains.find((c) => c.problems.length)?.problems[0];
-const sqlite = (sql: string): string => execFileSync('sqlite3', [auditDbFile(dir), sql], { encoding: 'utf8' });
 const findings = (): Array<{ seq: number; chain_n: number | null; rule: string }> => {
-  const d = new Database(auditDbFile(dir), { readonly: true });
+  const d = new Database(auditDbFile(fx.dir), { readonly: true });
   try {
     return d.prepare('SELECT seq, chain_n, rule FROM data_findings ORDER BY seq').all() as Array<{ seq: number; chain_n: number | null; rule: string }>;
   } finally {
@@ -117,15 +96,7 @@ describe('data findings in the audit hash chain', () => {
 
   it('a bundle with findings verifies on its own after the store is removed, and names a finding edited in it', async () => {
     record();
-    const { store } = openTestStore(dir, { signer });
-    const file = path.join(dir, '..', `${path.basename(dir)}-findings-bundle.jsonl`);
-    try {
-      expect(await store.exportBundle(file)).toBe(24);
-    } finally {
-      store.close();
-    }
-    fs.rmSync(auditDbFile(dir));
-    try {
+    await fx.withBundle(24, (file) => {
       const b = readBundle(file);
       expect(b.chains.flatMap((c) => c.rows).filter((r) => r.table === 'data_findings')).toHaveLength(8);
       expect(verifyChains(b.chains, b.verifier).ok).toBe(true);
@@ -133,14 +104,12 @@ describe('data findings in the audit hash chain', () => {
       const row = b.chains[0]!.rows.find((r) => r.table === 'data_findings')!;
       row.values[6] = 'none'; // the rule column
       expect(first(verifyChains(b.chains, b.verifier))).toMatchObject({ kind: 'edited', table: 'data_findings', seq: row.seq });
-    } finally {
-      fs.rmSync(file, { force: true });
-    }
+    });
   });
 
   it('pruning by age takes findings with a signed summary: what is left still verifies', () => {
     record();
-    const { store } = openTestStore(dir, { signer });
+    const { store } = openTestStore(fx.dir, { signer: fx.signer });
     // The calls are a minute apart: the first three calls' findings (and every message and decision) are older than the cutoff.
     const cutoffDays = (Date.now() - (T0 + 3.5 * MINUTE)) / 86_400_000;
     store.prune({ maxAgeDays: cutoffDays });
@@ -153,7 +122,7 @@ describe('data findings in the audit hash chain', () => {
   });
 
   it('findings stored before migration 10 are legacy: the store still verifies', () => {
-    const file = auditDbFile(dir);
+    const file = auditDbFile(fx.dir);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const d = new Database(file);
     migrate(d, file, MIGRATIONS.slice(0, 9));

@@ -1,59 +1,38 @@
 // The tamper-evident audit (docs/audit.md "Tamper-evident audit"): a real SQLite file written by
 // the real writer, tampered with from outside (the sqlite3 CLI, another better-sqlite3
 // connection), verified by the store and by a bundle on its own after the store is gone.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../auth/secret-store';
-import { loadAuditSigner, verifierFromPublicPem, type AuditSigner } from './audit-key';
+import { loadAuditSigner, verifierFromPublicPem } from './audit-key';
 import { readBundle } from './bundle';
+import { firstProblem as first, useChainFixture } from './chain-fixture';
 import { auditDbFile } from './store';
-import { T0, event, openTestStore, removeDir, tempDir } from './test-support';
-import { verifyChains, type VerifyReport } from './verify';
+import { T0, event, openTestStore } from './test-support';
+import { verifyChains } from './verify';
 
-let dir: string;
-let signer: AuditSigner;
-beforeEach(() => {
-  dir = tempDir();
-  signer = loadAuditSigner(new MemorySecretStore());
-});
-afterEach(() => removeDir(dir));
-
-const verifier = () => verifierFromPublicPem(signer.publicKeyPem);
+const fx = useChainFixture();
+const verifyStore = () => fx.verifyStore();
 
 /** One session: 10 calls, each a request and response message, a decision and an exchange; one trust decision. */
 function record(opts: { checkpointEvery?: number } = {}): void {
-  const { store, errors } = openTestStore(dir, { signer, checkpointEvery: opts.checkpointEvery ?? 7 });
-  const w = store.writer;
-  w.beginSession({ id: 's-1', kind: 'gateway', profile: 'demo', startedAt: T0 });
-  for (let i = 1; i <= 10; i++) {
-    const ex = `x-${i}`;
-    w.exchange({ id: ex, ts: T0 + i, session: 's-1', kind: 'call', method: 'tools/call', tool: 'files.read_file', outcome: 'pending' });
-    w.traffic(event({ session: 's-1', exchange: ex, ts: T0 + i * 10 }));
-    w.decision({ ts: T0 + i * 10 + 1, session: 's-1', exchange: ex, tool: 'files.read_file', decision: 'ALLOW', outcome: 'allowed', rule: 'policy.rules[0]', args: { path: `/w/${i}` } });
-    w.traffic(event({ session: 's-1', exchange: ex, direction: 'server_to_gateway', kind: 'response', ts: T0 + i * 10 + 2, message: { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `file ${i}` }] } } }));
-    if (i % 3 === 0) store.flush(); // rows of one chain across several batches
-    w.exchange({ id: ex, ts: T0 + i, session: 's-1', kind: 'call', method: 'tools/call', tool: 'files.read_file', outcome: 'ok', decision: 'ALLOW', latencyMs: 3 });
-  }
-  store.recordTrustDecision({ ts: T0 + 500, profile: 'demo', server: 'files', kind: 'tool', action: 'pinned', by: 'first-use', session: 's-1' });
-  w.endSession('s-1', { endedAt: T0 + 1000 });
-  store.close();
-  expect(errors).toEqual([]);
+  fx.record(opts.checkpointEvery ?? 7, (store) => {
+    const w = store.writer;
+    for (let i = 1; i <= 10; i++) {
+      const ex = `x-${i}`;
+      w.exchange({ id: ex, ts: T0 + i, session: 's-1', kind: 'call', method: 'tools/call', tool: 'files.read_file', outcome: 'pending' });
+      w.traffic(event({ session: 's-1', exchange: ex, ts: T0 + i * 10 }));
+      w.decision({ ts: T0 + i * 10 + 1, session: 's-1', exchange: ex, tool: 'files.read_file', decision: 'ALLOW', outcome: 'allowed', rule: 'policy.rules[0]', args: { path: `/w/${i}` } });
+      w.traffic(event({ session: 's-1', exchange: ex, direction: 'server_to_gateway', kind: 'response', ts: T0 + i * 10 + 2, message: { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `file ${i}` }] } } }));
+      if (i % 3 === 0) store.flush(); // rows of one chain across several batches
+      w.exchange({ id: ex, ts: T0 + i, session: 's-1', kind: 'call', method: 'tools/call', tool: 'files.read_file', outcome: 'ok', decision: 'ALLOW', latencyMs: 3 });
+    }
+    store.recordTrustDecision({ ts: T0 + 500, profile: 'demo', server: 'files', kind: 'tool', action: 'pinned', by: 'first-use', session: 's-1' });
+  });
 }
 
-function verifyStore(): VerifyReport {
-  const { store } = openTestStore(dir);
-  try {
-    return store.verify(verifier());
-  } finally {
-    store.close();
-  }
-}
-
-const first = (r: VerifyReport) => r.chains.find((c) => c.problems.length)?.problems[0];
-const db = () => new Database(auditDbFile(dir));
+const db = () => new Database(auditDbFile(fx.dir));
 const seqs = (table: string): number[] => {
   const d = db();
   try {
@@ -78,7 +57,7 @@ describe('audit hash chain', () => {
   it('names the message edited with the sqlite3 CLI', () => {
     record();
     const target = seqs('messages')[4]!;
-    execFileSync('sqlite3', [auditDbFile(dir), `UPDATE messages SET message = '{"jsonrpc":"2.0","id":1,"result":{}}' WHERE seq = ${target}`]);
+    fx.sqlite(`UPDATE messages SET message = '{"jsonrpc":"2.0","id":1,"result":{}}' WHERE seq = ${target}`);
     const p = first(verifyStore());
     expect(p).toMatchObject({ kind: 'edited', table: 'messages', seq: target });
   });
@@ -115,24 +94,23 @@ describe('audit hash chain', () => {
     const d = db();
     const last = d.prepare(`SELECT seq FROM messages WHERE chain_n = 41`).get() as { seq: number };
     d.close();
-    execFileSync('sqlite3', [auditDbFile(dir), `DELETE FROM messages WHERE seq = ${last.seq}; UPDATE audit_chains SET n = 40`]);
+    fx.sqlite(`DELETE FROM messages WHERE seq = ${last.seq}; UPDATE audit_chains SET n = 40`);
     const p = first(verifyStore());
     expect(p).toMatchObject({ kind: 'deleted', n: 41 });
   });
 
   it('names a row inserted from outside, plain or with a copied chain position', () => {
     record();
-    execFileSync('sqlite3', [auditDbFile(dir), `INSERT INTO decisions (ts, session, tool, decision, outcome) VALUES (${T0 + 55}, 's-1', 'files.write_file', 'ALLOW', 'allowed')`]);
+    fx.sqlite(`INSERT INTO decisions (ts, session, tool, decision, outcome) VALUES (${T0 + 55}, 's-1', 'files.write_file', 'ALLOW', 'allowed')`);
     const inserted = seqs('decisions').at(-1)!;
     expect(first(verifyStore())).toMatchObject({ kind: 'inserted', table: 'decisions', seq: inserted });
 
-    execFileSync('sqlite3', [auditDbFile(dir), `DELETE FROM decisions WHERE seq = ${inserted}`]);
+    fx.sqlite(`DELETE FROM decisions WHERE seq = ${inserted}`);
     expect(verifyStore().ok).toBe(true);
-    execFileSync('sqlite3', [
-      auditDbFile(dir),
+    fx.sqlite(
       `INSERT INTO messages (tap_seq, ts, session, direction, kind, bytes, message, chain_n, prev_hash, row_hash)
        SELECT tap_seq, ts, session, direction, kind, bytes, '{"forged":true}', chain_n, prev_hash, row_hash FROM messages ORDER BY seq LIMIT 1`,
-    ]);
+    );
     expect(first(verifyStore())).toMatchObject({ kind: 'inserted', table: 'messages', seq: seqs('messages').at(-1)! });
   });
 
@@ -156,30 +134,20 @@ describe('audit hash chain', () => {
 
   it('a bundle verifies on its own after the store is removed, and fails after one byte is changed', async () => {
     record();
-    const { store } = openTestStore(dir, { signer });
-    const file = path.join(dir, '..', `${path.basename(dir)}-bundle.jsonl`);
-    try {
-      expect(await store.exportBundle(file)).toBe(41);
-    } finally {
-      store.close();
-    }
-    fs.rmSync(auditDbFile(dir));
-    try {
+    await fx.withBundle(41, (file) => {
       const b = readBundle(file);
-      expect(b.verifier.keyId).toBe(signer.keyId);
+      expect(b.verifier.keyId).toBe(fx.signer.keyId);
       expect(verifyChains(b.chains, b.verifier).ok).toBe(true);
       const text = fs.readFileSync(file, 'utf8');
       const at = text.indexOf('file 7');
       fs.writeFileSync(file, `${text.slice(0, at)}F${text.slice(at + 1)}`);
       expect(() => readBundle(file)).toThrow(/does not match its digest/);
-    } finally {
-      fs.rmSync(file, { force: true });
-    }
+    });
   });
 
   it('pruning leaves a signed summary: the rest still verifies, a deletion beside it is still caught', () => {
     record();
-    const { store } = openTestStore(dir, { signer });
+    const { store } = openTestStore(fx.dir, { signer: fx.signer });
     const pruned = store.prune({ maxMessages: 5 });
     store.close();
     expect(pruned.messages).toBe(15);
@@ -198,7 +166,7 @@ describe('audit hash chain', () => {
   it('a checkpoint signed by another key fails', () => {
     record();
     const other = loadAuditSigner(new MemorySecretStore());
-    const { store } = openTestStore(dir);
+    const { store } = openTestStore(fx.dir);
     const r = store.verify(verifierFromPublicPem(other.publicKeyPem));
     store.close();
     expect(first(r)).toMatchObject({ kind: 'signature' });

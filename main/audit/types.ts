@@ -215,23 +215,12 @@ export interface StderrRow {
   line: string;
 }
 
-export interface DecisionRow {
+/** A stored decision: the record as written (main/audit/writer.ts), with its seq and a time always set. */
+export interface DecisionRow extends Omit<DecisionRecord, 'ts' | 'outcome'> {
   seq: number;
   ts: number;
-  session: string;
-  agentSession?: string;
-  exchange?: string;
-  tool: string;
-  server?: string;
-  decision: PolicyDecision;
+  /** As stored: the column is free text, read back without narrowing. */
   outcome: string;
-  reason?: string;
-  rule?: string;
-  fingerprint?: string;
-  answeredBy?: string;
-  scope?: string;
-  waitedMs?: number;
-  args?: unknown;
 }
 
 export interface GapRow {

@@ -1,6 +1,15 @@
 /** Save text as a file through a Blob download (works in Electron and in the browser shell). */
 export function downloadText(text: string, fileName: string, type = 'application/x-ndjson'): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  downloadBlob(new Blob([text], { type }), fileName);
+}
+
+/** Save bytes (a resource's blob) as a file. */
+export function downloadBytes(bytes: Uint8Array, fileName: string, type: string): void {
+  downloadBlob(new Blob([bytes as BlobPart], { type }), fileName);
+}
+
+function downloadBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = fileName;
@@ -9,27 +18,5 @@ export function downloadText(text: string, fileName: string, type = 'application
   a.click();
   a.remove();
   // Revoked later, not at once: some browsers read the URL after click() returns.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Save bytes (a resource's blob) as a file. */
-export function downloadBytes(bytes: Uint8Array, fileName: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  a.rel = 'noopener';
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

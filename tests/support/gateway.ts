@@ -17,11 +17,11 @@ export async function connectHttp(launch: Launch, options: ClientOptions = {}, n
 }
 
 /** Polls until `check` returns a truthy value; generous limit, never a timing assertion. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, limitMs = 20_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, limitMs = 20_000): Promise<Exclude<T, false | 0 | '' | null | undefined>> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value as Exclude<T, false | 0 | '' | null | undefined>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -7,13 +7,12 @@ import { useHostApi } from '../../api/context';
 import { Banner } from '../../components/banner';
 import { Button } from '../../components/button';
 import { CopyButton } from '../../components/copy-button';
-import { EmptyState } from '../../components/empty-state';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
 import { Tabs } from '../../components/tabs';
 import { errorText, useToast } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import { useAppState } from '../../state/app-context';
-import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 
 export function ConnectView() {
@@ -29,12 +28,9 @@ export function ConnectView() {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Connect an agent" />
-        <EmptyState icon={<Plug size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile: its gateway is what an agent connects to.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Connect an agent" icon={<Plug size={28} />}>
+        Launch a profile: its gateway is what an agent connects to.
+      </NoLaunchView>
     );
   }
 

@@ -3,20 +3,22 @@
 // from the prompt's argument list (MCP prompt arguments are strings; `required` ones must be
 // filled). Each get is an exchange in Traffic.
 import { useState } from 'react';
-import { ArrowRight, MessageSquareText, Play, RefreshCw, Search } from 'lucide-react';
+import { MessageSquareText, Play, RefreshCw } from 'lucide-react';
 import type { CommandOutput } from '../../../common/host-api';
 import { useHostApi } from '../../api/context';
-import { Badge } from '../../components/badge';
 import { Banner } from '../../components/banner';
 import { Button, IconButton } from '../../components/button';
 import { EmptyState } from '../../components/empty-state';
 import { JsonView } from '../../components/json-view';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
+import { filterByText } from '../../components/picker-filter';
+import { PickerItem, PickerList } from '../../components/picker-list';
+import { ResultBlock, ResultPanel, ResultText } from '../../components/result-panel';
 import { SplitPane } from '../../components/split-pane';
 import { errorText } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import { useAppState } from '../../state/app-context';
-import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { promptArguments } from './prompt-form';
 
@@ -32,16 +34,12 @@ export function PromptsView() {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Prompts" />
-        <EmptyState icon={<MessageSquareText size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile to list and try its servers' prompts from here.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Prompts" icon={<MessageSquareText size={28} />}>
+        Launch a profile to list and try its servers' prompts from here.
+      </NoLaunchView>
     );
   }
-  const q = query.trim().toLowerCase();
-  const list = (prompts.data ?? []).filter((p) => !q || `${p.name}\u0000${p.title ?? ''}`.toLowerCase().includes(q));
+  const list = filterByText(prompts.data ?? [], query, (p) => [p.name, p.title]);
   const prompt = list.find((p) => p.name === selected) ?? list[0] ?? null;
 
   return (
@@ -59,27 +57,24 @@ export function PromptsView() {
           max={520}
           label="Resize prompt list"
           first={
-            <nav className="tool-list" aria-label="Prompts">
-              <div className="search-box">
-                <Search size={14} aria-hidden="true" />
-                <input className="input input-bare" type="search" placeholder="Filter prompts" aria-label="Filter prompts" value={query} onChange={(e) => setQuery(e.target.value)} />
-              </div>
-              {prompts.error ? <Banner tone="danger" title="Could not list prompts">{errorText(prompts.error)}</Banner> : null}
-              {prompts.loading && !prompts.data ? <p className="muted pad">Loading prompts…</p> : null}
-              <div className="tool-groups scroll">
-                <ul>
-                  {list.map((p) => (
-                    <li key={p.name}>
-                      <button type="button" className={`tool-item${p.name === prompt?.name ? ' is-active' : ''}`} aria-current={p.name === prompt?.name ? 'true' : undefined} onClick={() => setSelected(p.name)}>
-                        <span className="tool-item-name mono">{p.name}</span>
-                        {p.arguments?.length ? <span className="tool-item-canon">{p.arguments.length} argument{p.arguments.length === 1 ? '' : 's'}</span> : null}
-                      </button>
-                    </li>
-                  ))}
-                </ul>
-                {!prompts.loading && prompts.data && list.length === 0 ? <p className="muted pad">{q ? `No prompt matches “${query}”.` : 'This launch offers no prompts.'}</p> : null}
-              </div>
-            </nav>
+            <PickerList
+              label="Prompts"
+              noun="prompts"
+              query={query}
+              onQuery={setQuery}
+              error={prompts.error}
+              loading={prompts.loading && !prompts.data}
+              empty={!prompts.loading && prompts.data && list.length === 0 ? (query.trim() ? `No prompt matches “${query}”.` : 'This launch offers no prompts.') : null}
+            >
+              <ul>
+                {list.map((p) => (
+                  <PickerItem key={p.name} active={p.name === prompt?.name} onPick={() => setSelected(p.name)}>
+                    <span className="tool-item-name mono">{p.name}</span>
+                    {p.arguments?.length ? <span className="tool-item-canon">{p.arguments.length} argument{p.arguments.length === 1 ? '' : 's'}</span> : null}
+                  </PickerItem>
+                ))}
+              </ul>
+            </PickerList>
           }
           second={prompt ? <PromptPanel key={prompt.name} launchId={launch.id} prompt={prompt} /> : <EmptyState icon={<MessageSquareText size={28} />} title="Pick a prompt">Prompts of this launch's servers are listed on the left.</EmptyState>}
         />
@@ -166,28 +161,16 @@ function PromptPanel({ launchId, prompt }: { launchId: string; prompt: Prompt })
 function PromptResult({ got }: { got: Got }) {
   const messages = got.result?.messages ?? [];
   return (
-    <section className={`call-result${got.error ? ' is-error' : ''}`} aria-label="Prompt messages" aria-live="polite">
-      <div className="section-head">
-        <h3 className="section-title">Messages</h3>
-        <Badge tone={got.error ? 'danger' : 'ok'}>{got.error ? 'error' : `${messages.length}`}</Badge>
-        <span className="spacer" />
-        <Button size="sm" variant="ghost" icon={<ArrowRight size={13} />} onClick={() => navigate('traffic', { exchange: got.exchange })} title="Show this exchange in Traffic">
-          exchange <span className="mono">{got.exchange}</span>
-        </Button>
-      </div>
-      {got.error ? <pre className="code-block error-text">{got.error}</pre> : null}
+    <ResultPanel title="Messages" label="Prompt messages" failed={Boolean(got.error)} badge={got.error ? 'error' : `${messages.length}`} exchange={got.exchange} error={got.error}>
       {got.result?.description ? <p className="muted">{got.result.description}</p> : null}
       {messages.map((m, i) => {
         const content = m.content as { type?: string; text?: string } | undefined;
         return (
-          <div className="detail-block" key={i}>
-            <div className="section-label">
-              {m.role} · {content?.type ?? 'content'}
-            </div>
-            {content?.type === 'text' ? <pre className="code-block prewrap">{content.text ?? ''}</pre> : <JsonView value={m.content} maxHeight={300} />}
-          </div>
+          <ResultBlock key={i} label={<>{m.role} · {content?.type ?? 'content'}</>}>
+            {content?.type === 'text' ? <ResultText text={content.text ?? ''} /> : <JsonView value={m.content} maxHeight={300} />}
+          </ResultBlock>
         );
       })}
-    </section>
+    </ResultPanel>
   );
 }

@@ -3,22 +3,24 @@
 // session (each read is an exchange in Traffic), text and blob contents, and subscriptions
 // whose updates (`resource:updated`) are shown as they arrive.
 import { useEffect, useMemo, useState } from 'react';
-import { ArrowRight, BellOff, BellRing, FileText, Play, RefreshCw, Search } from 'lucide-react';
+import { BellOff, BellRing, FileText, Play, RefreshCw } from 'lucide-react';
 import type { CommandOutput, EventPayload } from '../../../common/host-api';
 import { useHostApi } from '../../api/context';
 import { Badge } from '../../components/badge';
 import { Banner } from '../../components/banner';
 import { Button, IconButton } from '../../components/button';
-import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/empty-state';
 import { formatBytes } from '../../components/format-time';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
+import { filterByText } from '../../components/picker-filter';
+import { PickerGroup, PickerItem, PickerList } from '../../components/picker-list';
+import { ResultBlock, ResultPanel, ResultText } from '../../components/result-panel';
 import { SplitPane } from '../../components/split-pane';
 import { errorText } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import { downloadBytes } from '../../lib/download';
 import { useAppState } from '../../state/app-context';
-import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { expandTemplate, templateVariables } from './uri-template';
 
@@ -48,20 +50,16 @@ export function ResourcesView() {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Resources" />
-        <EmptyState icon={<FileText size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile to list and read its servers' resources from here.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Resources" icon={<FileText size={28} />}>
+        Launch a profile to list and read its servers' resources from here.
+      </NoLaunchView>
     );
   }
 
   const data: Listing | undefined = listing.data;
   const subs = subscribed ?? data?.subscribed ?? [];
-  const q = query.trim().toLowerCase();
-  const resources = (data?.resources ?? []).filter((r) => !q || `${r.uri}\u0000${r.name}\u0000${r.title ?? ''}`.toLowerCase().includes(q));
-  const templates = (data?.templates ?? []).filter((t) => !q || `${t.uriTemplate}\u0000${t.name}`.toLowerCase().includes(q));
+  const resources = filterByText(data?.resources ?? [], query, (r) => [r.uri, r.name, r.title]);
+  const templates = filterByText(data?.templates ?? [], query, (t) => [t.uriTemplate, t.name]);
   const current = selected ?? (resources[0] ? { kind: 'resource' as const, uri: resources[0].uri } : null);
 
   const toggleSubscription = async (uri: string, on: boolean): Promise<void> => {
@@ -84,50 +82,33 @@ export function ResourcesView() {
           max={560}
           label="Resize resource list"
           first={
-            <nav className="tool-list" aria-label="Resources and templates">
-              <div className="search-box">
-                <Search size={14} aria-hidden="true" />
-                <input className="input input-bare" type="search" placeholder="Filter resources" aria-label="Filter resources" value={query} onChange={(e) => setQuery(e.target.value)} />
-              </div>
-              {listing.error ? <Banner tone="danger" title="Could not list resources">{errorText(listing.error)}</Banner> : null}
-              {listing.loading && !data ? <p className="muted pad">Loading resources…</p> : null}
-              <div className="tool-groups scroll">
-                <div className="tool-group">
-                  <div className="tool-group-head">Resources <span className="muted">{resources.length}</span></div>
-                  <ul>
-                    {resources.map((r) => {
-                      const active = current?.kind === 'resource' && current.uri === r.uri;
-                      return (
-                        <li key={r.uri}>
-                          <button type="button" className={`tool-item${active ? ' is-active' : ''}`} aria-current={active ? 'true' : undefined} onClick={() => setSelected({ kind: 'resource', uri: r.uri })}>
-                            <span className="tool-item-name">{r.title ?? r.name}</span>
-                            {subs.includes(r.uri) ? <BellRing size={12} aria-label="subscribed" /> : null}
-                            <span className="tool-item-canon mono">{r.uri}</span>
-                          </button>
-                        </li>
-                      );
-                    })}
-                  </ul>
-                </div>
-                <div className="tool-group">
-                  <div className="tool-group-head">Templates <span className="muted">{templates.length}</span></div>
-                  <ul>
-                    {templates.map((t) => {
-                      const active = current?.kind === 'template' && current.uriTemplate === t.uriTemplate;
-                      return (
-                        <li key={t.uriTemplate}>
-                          <button type="button" className={`tool-item${active ? ' is-active' : ''}`} aria-current={active ? 'true' : undefined} onClick={() => setSelected({ kind: 'template', uriTemplate: t.uriTemplate })}>
-                            <span className="tool-item-name">{t.title ?? t.name}</span>
-                            <span className="tool-item-canon mono">{t.uriTemplate}</span>
-                          </button>
-                        </li>
-                      );
-                    })}
-                  </ul>
-                </div>
-                {!listing.loading && data && resources.length + templates.length === 0 ? <p className="muted pad">{q ? `Nothing matches “${query}”.` : 'This launch offers no resources.'}</p> : null}
-              </div>
-            </nav>
+            <PickerList
+              label="Resources and templates"
+              noun="resources"
+              query={query}
+              onQuery={setQuery}
+              error={listing.error}
+              loading={listing.loading && !data}
+              empty={!listing.loading && data && resources.length + templates.length === 0 ? (query.trim() ? `Nothing matches “${query}”.` : 'This launch offers no resources.') : null}
+            >
+              <PickerGroup title="Resources" count={resources.length}>
+                {resources.map((r) => (
+                  <PickerItem key={r.uri} active={current?.kind === 'resource' && current.uri === r.uri} onPick={() => setSelected({ kind: 'resource', uri: r.uri })}>
+                    <span className="tool-item-name">{r.title ?? r.name}</span>
+                    {subs.includes(r.uri) ? <BellRing size={12} aria-label="subscribed" /> : null}
+                    <span className="tool-item-canon mono">{r.uri}</span>
+                  </PickerItem>
+                ))}
+              </PickerGroup>
+              <PickerGroup title="Templates" count={templates.length}>
+                {templates.map((t) => (
+                  <PickerItem key={t.uriTemplate} active={current?.kind === 'template' && current.uriTemplate === t.uriTemplate} onPick={() => setSelected({ kind: 'template', uriTemplate: t.uriTemplate })}>
+                    <span className="tool-item-name">{t.title ?? t.name}</span>
+                    <span className="tool-item-canon mono">{t.uriTemplate}</span>
+                  </PickerItem>
+                ))}
+              </PickerGroup>
+            </PickerList>
           }
           second={
             current ? (
@@ -252,32 +233,13 @@ function ResourcePanel({ launchId, selection, listing, subscribed, updates, onSu
 function ReadResult({ read }: { read: Read }) {
   const contents = read.result?.contents ?? [];
   return (
-    <section className={`call-result${read.error ? ' is-error' : ''}`} aria-label="Contents" aria-live="polite">
-      <div className="section-head">
-        <h3 className="section-title">Contents</h3>
-        <Badge tone={read.error ? 'danger' : 'ok'}>{read.error ? 'error' : `${contents.length} part${contents.length === 1 ? '' : 's'}`}</Badge>
-        <span className="spacer" />
-        <Button size="sm" variant="ghost" icon={<ArrowRight size={13} />} onClick={() => navigate('traffic', { exchange: read.exchange })} title="Show this exchange in Traffic">
-          exchange <span className="mono">{read.exchange}</span>
-        </Button>
-      </div>
-      {read.error ? <pre className="code-block error-text">{read.error}</pre> : null}
+    <ResultPanel title="Contents" label="Contents" failed={Boolean(read.error)} badge={read.error ? 'error' : `${contents.length} part${contents.length === 1 ? '' : 's'}`} exchange={read.exchange} error={read.error}>
       {contents.map((c, i) => (
-        <div className="detail-block" key={i}>
-          <div className="section-label">
-            contents[{i}] · <span className="mono">{c.uri}</span> · {c.mimeType ?? 'no type'} · {c.blob !== undefined ? 'blob' : 'text'}
-          </div>
-          {c.text !== undefined ? (
-            <>
-              <pre className="code-block prewrap" aria-label={`Text of ${c.uri}`}>{c.text}</pre>
-              <CopyButton text={c.text} label="Copy text" />
-            </>
-          ) : c.blob !== undefined ? (
-            <BlobContent blob={c.blob} mimeType={c.mimeType} uri={c.uri} />
-          ) : null}
-        </div>
+        <ResultBlock key={i} label={<>contents[{i}] · <span className="mono">{c.uri}</span> · {c.mimeType ?? 'no type'} · {c.blob !== undefined ? 'blob' : 'text'}</>}>
+          {c.text !== undefined ? <ResultText text={c.text} label={`Text of ${c.uri}`} copy="Copy text" /> : c.blob !== undefined ? <BlobContent blob={c.blob} mimeType={c.mimeType} uri={c.uri} /> : null}
+        </ResultBlock>
       ))}
-    </section>
+    </ResultPanel>
   );
 }
 

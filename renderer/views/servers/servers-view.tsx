@@ -10,9 +10,9 @@ import { SandboxBadge, SandboxDetails } from './sandbox-badge';
 import { EraBadge } from './era-badge';
 import { Banner } from '../../components/banner';
 import { Button } from '../../components/button';
-import { EmptyState } from '../../components/empty-state';
 import { formatCountdown, formatDuration } from '../../components/format-time';
 import { JsonView } from '../../components/json-view';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
 import { Timestamp } from '../../components/timestamp';
 import { useToast } from '../../components/toasts';
@@ -55,12 +55,9 @@ export function ServersView() {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Servers" />
-        <EmptyState icon={<Server size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile to see its servers here.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Servers" icon={<Server size={28} />}>
+        Launch a profile to see its servers here.
+      </NoLaunchView>
     );
   }
 

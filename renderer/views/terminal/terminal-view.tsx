@@ -7,11 +7,11 @@ import { useHostApi } from '../../api/context';
 import { Banner } from '../../components/banner';
 import { Button } from '../../components/button';
 import { EmptyState } from '../../components/empty-state';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
 import { errorText, useToast } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
 import { useAppState } from '../../state/app-context';
-import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import type { TerminalFeed, TerminalSummary } from './terminal-feed';
 import { TerminalPane } from './terminal-pane';
@@ -87,12 +87,9 @@ export function TerminalView({ feed }: { feed: TerminalFeed }) {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Terminal" />
-        <EmptyState icon={<SquareTerminal size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile to run an agent or a shell wired to its gateway.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Terminal" icon={<SquareTerminal size={28} />}>
+        Launch a profile to run an agent or a shell wired to its gateway.
+      </NoLaunchView>
     );
   }
 

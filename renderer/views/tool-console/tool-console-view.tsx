@@ -2,16 +2,19 @@
 // UI's own agent session (policy and approvals apply), with a form generated from the tool's
 // input schema, and see the result; the exchange links to its row in Traffic.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { ArrowRight, Braces, Play, Search, Wrench } from 'lucide-react';
+import { Braces, Play, Wrench } from 'lucide-react';
 import { useHostApi } from '../../api/context';
 import { Badge, toneFor } from '../../components/badge';
-import { Banner } from '../../components/banner';
 import { Button } from '../../components/button';
 import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/empty-state';
 import { formatDuration } from '../../components/format-time';
 import { JsonView, stringify } from '../../components/json-view';
+import { NoLaunchView } from '../../components/no-launch';
 import { PageHeader } from '../../components/page-header';
+import { filterByText } from '../../components/picker-filter';
+import { PickerGroup, PickerItem, PickerList } from '../../components/picker-list';
+import { ResultBlock, ResultPanel, ResultText } from '../../components/result-panel';
 import { SplitPane } from '../../components/split-pane';
 import { errorText } from '../../components/toasts';
 import { useCommand } from '../../components/use-command';
@@ -19,7 +22,6 @@ import { useShortcuts } from '../../components/shortcuts';
 import { SchemaForm } from '../../lib/schema-form/schema-form';
 import { errorsByPath, fieldsFromSchema, initialValue, toArguments, toJson, valueFromJson, type FormValue } from '../../lib/schema-form/model';
 import { useAppState } from '../../state/app-context';
-import { navigate } from '../../state/nav-store';
 import { useStore } from '../../state/store';
 import { draftKey, toolConsoleState, type CallResultState } from '../../state/tool-console-state';
 import type { AdvertisedTool } from '../../state/types';
@@ -47,12 +49,9 @@ export function ToolConsoleView() {
 
   if (!launch) {
     return (
-      <div className="view">
-        <PageHeader title="Tool console" />
-        <EmptyState icon={<Wrench size={28} />} title="No running launch" action={<Button variant="primary" onClick={() => navigate('profiles')}>Go to Profiles</Button>}>
-          Launch a profile to call its tools from here, without an agent.
-        </EmptyState>
-      </div>
+      <NoLaunchView title="Tool console" icon={<Wrench size={28} />}>
+        Launch a profile to call its tools from here, without an agent.
+      </NoLaunchView>
     );
   }
 
@@ -67,33 +66,27 @@ export function ToolConsoleView() {
           max={520}
           label="Resize tool list"
           first={
-            <nav className="tool-list" aria-label="Tools">
-              <div className="search-box">
-                <Search size={14} aria-hidden="true" />
-                <input className="input input-bare" type="search" placeholder="Filter tools" aria-label="Filter tools" value={query} onChange={(e) => setQuery(e.target.value)} />
-              </div>
-              {tools.error ? <Banner tone="danger" title="Could not list tools">{errorText(tools.error)}</Banner> : null}
-              {tools.loading && !tools.data ? <p className="muted pad">Loading tools…</p> : null}
-              <div className="tool-groups scroll">
-                {grouped.map(([server, ts]) => (
-                  <div key={server} className="tool-group">
-                    <div className="tool-group-head">{server} <span className="muted">{ts.length}</span></div>
-                    <ul>
-                      {ts.map((t) => (
-                        <li key={t.name}>
-                          <button type="button" className={`tool-item${t.name === tool?.name ? ' is-active' : ''}`} aria-current={t.name === tool?.name ? 'true' : undefined} onClick={() => setSelected(t.name)}>
-                            <span className="tool-item-name mono">{t.name}</span>
-                            {t.status ? <span className={`dot dot-${toneFor(t.status)}`} title={t.status.replace(/_/g, ' ')} aria-label={t.status.replace(/_/g, ' ')} /> : null}
-                            {t.canonical !== t.name ? <span className="tool-item-canon mono">{t.canonical}</span> : null}
-                          </button>
-                        </li>
-                      ))}
-                    </ul>
-                  </div>
-                ))}
-                {!tools.loading && list.length > 0 && filtered.length === 0 ? <p className="muted pad">No tool matches “{query}”.</p> : null}
-              </div>
-            </nav>
+            <PickerList
+              label="Tools"
+              noun="tools"
+              query={query}
+              onQuery={setQuery}
+              error={tools.error}
+              loading={tools.loading && !tools.data}
+              empty={!tools.loading && list.length > 0 && filtered.length === 0 ? <>No tool matches “{query}”.</> : null}
+            >
+              {grouped.map(([server, ts]) => (
+                <PickerGroup key={server} title={server} count={ts.length}>
+                  {ts.map((t) => (
+                    <PickerItem key={t.name} active={t.name === tool?.name} onPick={() => setSelected(t.name)}>
+                      <span className="tool-item-name mono">{t.name}</span>
+                      {t.status ? <span className={`dot dot-${toneFor(t.status)}`} title={t.status.replace(/_/g, ' ')} aria-label={t.status.replace(/_/g, ' ')} /> : null}
+                      {t.canonical !== t.name ? <span className="tool-item-canon mono">{t.canonical}</span> : null}
+                    </PickerItem>
+                  ))}
+                </PickerGroup>
+              ))}
+            </PickerList>
           }
           second={tool ? <ToolPanel key={`${launch.id}:${tool.name}`} launchId={launch.id} tool={tool} /> : <EmptyState icon={<Wrench size={28} />} title="Pick a tool">{list.length ? `${list.length} tools advertised by this launch.` : 'This launch advertises no tools yet.'}</EmptyState>}
         />
@@ -107,8 +100,7 @@ export function ToolConsoleView() {
  * would find create_directory through "already").
  */
 export function filterTools<T extends Pick<AdvertisedTool, 'name' | 'canonical' | 'title'>>(list: readonly T[], query: string): T[] {
-  const q = query.trim().toLowerCase();
-  return q ? list.filter((t) => `${t.name}\u0000${t.canonical}\u0000${t.title ?? ''}`.toLowerCase().includes(q)) : [...list];
+  return filterByText(list, query, (t) => [t.name, t.canonical, t.title]);
 }
 
 function ToolPanel({ launchId, tool }: { launchId: string; tool: AdvertisedTool }) {
@@ -232,39 +224,34 @@ function CallResult({ result }: { result: CallResultState }) {
   const exchange = result.out?.exchange;
   const content = (r?.content ?? []) as Array<Record<string, unknown>>;
   return (
-    <section ref={ref} className={`call-result${failed ? ' is-error' : ''}`} aria-label="Result" aria-live="polite">
-      <div className="section-head">
-        <h3 className="section-title">Result</h3>
-        <Badge tone={failed ? 'danger' : 'ok'}>{failed ? (r?.isError ? 'isError' : 'error') : 'ok'}</Badge>
-        <span className="muted small">{formatDuration(result.ms)}</span>
-        <span className="spacer" />
-        {exchange ? (
-          <Button size="sm" variant="ghost" icon={<ArrowRight size={13} />} onClick={() => navigate('traffic', { exchange })} title="Show this exchange in Traffic">
-            exchange <span className="mono">{exchange}</span>
-          </Button>
-        ) : null}
-        {r ? <CopyButton text={stringify(r)} label="Copy result" /> : null}
-      </div>
-      {result.error || result.out?.error ? <pre className="code-block error-text">{result.error ?? result.out?.error}</pre> : null}
+    <ResultPanel
+      ref={ref}
+      title="Result"
+      label="Result"
+      failed={failed}
+      badge={failed ? (r?.isError ? 'isError' : 'error') : 'ok'}
+      meta={<span className="muted small">{formatDuration(result.ms)}</span>}
+      exchange={exchange}
+      actions={r ? <CopyButton text={stringify(r)} label="Copy result" /> : null}
+      error={result.error || result.out?.error}
+    >
       {r?.structuredContent ? (
-        <div className="detail-block">
-          <div className="section-label">structuredContent</div>
+        <ResultBlock label="structuredContent">
           <JsonView value={r.structuredContent} maxHeight={420} label="Structured content" />
-        </div>
+        </ResultBlock>
       ) : null}
       {content.map((c, i) => (
-        <div className="detail-block" key={i}>
-          <div className="section-label">content[{i}] · {String(c.type ?? 'unknown')}</div>
+        <ResultBlock key={i} label={<>content[{i}] · {String(c.type ?? 'unknown')}</>}>
           {c.type === 'text' ? (
-            <pre className={`code-block prewrap${r?.isError ? ' error-text' : ''}`}>{String(c.text ?? '')}</pre>
+            <ResultText text={String(c.text ?? '')} error={r?.isError} />
           ) : c.type === 'image' || c.type === 'audio' ? (
             <p className="muted">{String(c.type)} · {String(c.mimeType ?? 'unknown type')} · {typeof c.data === 'string' ? `${Math.round((c.data.length * 3) / 4 / 1024)} KB` : ''}</p>
           ) : (
             <JsonView value={c} maxHeight={300} />
           )}
-        </div>
+        </ResultBlock>
       ))}
       {r && !r.structuredContent && content.length === 0 ? <p className="muted">The tool returned no content.</p> : null}
-    </section>
+    </ResultPanel>
   );
 }

@@ -4,7 +4,8 @@ import { isObject } from '../../../common/is-object';
 import { useState } from 'react';
 import { formatBytes, formatTime } from '../../components/format-time';
 import { lineDiff, toJsonl, type TrafficBodies, type TrafficRow, type TrafficStore } from '../../lib/traffic-store';
-import { copyText, downloadText } from '../../lib/download';
+import { copyText } from '../../components/clipboard';
+import { downloadText } from '../../lib/download';
 import { JsonTree } from './json-tree';
 import { formatLatency } from './traffic-row';
 import { useBody } from './use-body';
@@ -141,7 +142,8 @@ function CurlButton({ session, exchange }: { session: string; exchange: string }
   const copy = async () => {
     try {
       const { command } = await api.call('traffic:curl', { session, exchange });
-      setState((await copyText(command)) ? 'copied' : 'failed');
+      await copyText(command);
+      setState('copied');
     } catch {
       setState('failed');
     }
@@ -168,7 +170,7 @@ function MessageColumn({ label, row, bodies, query }: { label: string; row: Traf
           className="tb-btn tb-btn-quiet"
           aria-label={`Copy ${label.toLowerCase()} JSON`}
           disabled={body?.state !== 'held'}
-          onClick={() => body?.state === 'held' && void copyText(JSON.stringify(body.message, null, 2)).then(setCopied)}
+          onClick={() => body?.state === 'held' && void copyText(JSON.stringify(body.message, null, 2)).then(() => setCopied(true), () => setCopied(false))}
         >
           {copied ? 'Copied' : 'Copy'}
         </button>
