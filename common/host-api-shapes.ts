@@ -295,6 +295,13 @@ export const ApprovalAnswerContentSchema = z.union([SamplingReplySchema, Elicita
 /** A one-line inbox notice (main/approvals/inbox-notices.ts): e.g. what the approvals relay refused. */
 export const InboxNoticeSchema = z.object({ key: z.string(), text: z.string(), count: z.number().int().nonnegative(), at: z.number() });
 
+/**
+ * What a pending request asks about: a tool call, a server's sampling / elicitation request,
+ * or a resources/read / prompts/get a rule sent to a person (its `tool` is `resource:<uri>` or
+ * `prompt:<server>.<prompt>`, main/policy/subjects.ts).
+ */
+export const ApprovalKindSchema = z.enum(['tool', 'sampling', 'elicitation', 'resource', 'prompt']);
+
 export const PendingApprovalSchema = z.object({
   id: z.string(),
   session: z.string(),
@@ -302,7 +309,7 @@ export const PendingApprovalSchema = z.object({
   agentName: z.string().optional(),
   agentVersion: z.string().optional(),
   exchange: z.string().optional(),
-  kind: z.enum(['tool', 'sampling', 'elicitation']).optional(),
+  kind: ApprovalKindSchema.optional(),
   tool: z.string(),
   advertisedName: z.string().optional(),
   server: z.string(),

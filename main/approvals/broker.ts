@@ -5,13 +5,16 @@
 // checked first, so a person is asked once per action (or per tool) and session, not per call.
 // Every request and every outcome is emitted as an event: the host audits them from there.
 import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import type { ApprovalKindSchema } from '../../common/host-api-shapes';
 import { SessionGrants, compileGrantPattern, type SessionGrant } from './session-grants';
 import { actionFingerprint } from '../policy/fingerprint';
 import type { ToolAnnotations } from '../policy/types';
 import { InboxNotices } from './inbox-notices';
 import { acceptAnswer, questionChoice, type QuestionKind } from './questions';
 
-export type ApprovalKind = 'tool' | 'sampling' | 'elicitation';
+/** common/host-api-shapes.ts ApprovalKindSchema: tool, sampling, elicitation, resource, prompt. */
+export type ApprovalKind = z.infer<typeof ApprovalKindSchema>;
 
 export interface ApprovalRequest {
   /** Launch session id. */

@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ApprovalOutcome, ApprovalRequest, AskRequest, AskResult } from './broker';
+import { ApprovalKindSchema } from '../../common/host-api-shapes';
 
 /** Bumped when a message changes shape; both sides send/expect it in hello. */
 export const RELAY_PROTOCOL_VERSION = '1';
@@ -65,7 +66,6 @@ export function relayLimitReason(limit: string): string {
 const id = z.string().min(1).max(128);
 const shortText = z.string().max(1024);
 
-const ApprovalKindSchema = z.enum(['tool', 'sampling', 'elicitation']);
 
 export const RelayedRequestSchema = z
   .object({

@@ -25,6 +25,7 @@ import { isInputRequired, type UpstreamInput } from './upstream-input';
 import { CALL_TOOL, SEARCH_TOOL, type SearchHit } from './lazy-surface';
 import { toAdvertised } from '../protocol/tool-names';
 import { foldGates, maskCredentials, type DataFinding, type DataGuard } from '../data/data-guard';
+import { governForward } from './forward-policy';
 
 export type { DecisionEvent } from './decision-event';
 
@@ -289,9 +290,10 @@ export class CallPipeline {
     return this.callTool(ex, name, (inner as Record<string, unknown> | undefined) ?? {}, meta, progress);
   }
 
-  /** prompts/get, resources/read, completion/complete: forwarded as exchanges, without policy. */
+  /** prompts/get and resources/read under their policy (forward-policy.ts); completion/complete forwarded as it is. */
   async forward(ex: Exchange, serverId: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     this.ports.table.update(ex, { server: serverId });
+    await governForward(this.ports, ex, serverId, method, params);
     const upstream = this.ports.upstream(serverId);
     if ('unavailable' in upstream) {
       this.ports.table.close(ex, 'unavailable', { error: upstream.unavailable });

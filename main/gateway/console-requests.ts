@@ -2,9 +2,9 @@
 // docs/ui-layout.md "Resources and Prompts"): they did not arrive on a downstream channel, so
 // their exchange opens here, then they run the very path an agent's prompts/get or
 // resources/read takes (Sessions.runForwarded: owner lookup, call pipeline, upstream channel).
-// Policy treats them as it treats an agent's: prompts/get and resources/read are forwarded
-// without a rule (docs/gateway.md "Every call is an exchange"); they are exchanges in Traffic
-// and in the audit store all the same.
+// Policy treats them as it treats an agent's: the resource and prompt rules decide, a person
+// is asked on APPROVAL, a denial is an error (docs/gateway.md "Resources and prompts under
+// policy"); they are exchanges in Traffic and in the audit store all the same.
 //
 // Subscriptions: the window is one more subscriber next to the agent sessions. The upstream
 // server is subscribed once per URI; it is unsubscribed only when neither the window nor any

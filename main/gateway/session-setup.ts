@@ -298,6 +298,7 @@ export class Sessions implements SessionsPort {
       }
       case 'resources/read': {
         const owner = await catalog.resourceOwner(String(params.uri));
+        if (ex.tool === undefined) this.deps.table.update(ex, { tool: String(params.uri) });
         return pipeline.forward(ex, owner, method, params);
       }
       case 'completion/complete': {

@@ -21,6 +21,11 @@
 //                                    flag is on so `.` also crosses newlines;
 //           equals                   canonical-JSON equality with the given value.
 //  3. No rule matched: `policy.default`.
+// `resources/read` and `prompts/get` are decided the same way by the rules written for them
+// (`resource:` URI globs, `prompt:` name globs, with `servers`/`agents`, and `args` on prompt
+// rules), then `policy.resources` / `policy.prompts` (allow unless the profile says otherwise).
+// A tool rule never decides a read and a resource rule never decides a call. URIs are matched
+// in one canonical form (uriForPolicy) so `..` segments and %-escapes cannot walk around a glob.
 // Any exception while deciding (a bad regex, a hostile `toJSON`, a broken decision value) is a
 // DENY whose reason starts with "policy error:": the engine fails closed.
 import type { Decision, PolicyRule, PolicySpec } from '../profiles/types';
@@ -46,12 +51,53 @@ export interface Policy {
   decideSampling(server: string): PolicyDecision;
   /** What the policy says about a tool before its arguments are known (capabilities report). */
   outlook(tool: { tool: string; server: string; annotations?: ToolAnnotations }): PolicyOutlook;
+  /** The decision for a `resources/read` of `uri` (resource rules, then `policy.resources`). */
+  decideResource(req: PolicyResourceRead): PolicyDecision;
+  /** The decision for a `prompts/get` (prompt rules, then `policy.prompts`). */
+  decidePrompt(req: PolicyPromptGet): PolicyDecision;
+}
+
+export interface PolicyResourceRead {
+  uri: string;
+  server: string;
+  agent?: string;
+}
+
+export interface PolicyPromptGet {
+  /** The prompt's own name, as its server lists it. */
+  name: string;
+  server: string;
+  agent?: string;
+  /** The prompt's `arguments`, as received. */
+  args: unknown;
+}
+
+/**
+ * The form a URI is matched in: WHATWG-parsed (dot segments resolved, scheme lower-cased),
+ * then %-escapes decoded, so `file:///pub/../secret/k` and `file:///%73ecret/k` meet the glob
+ * for `file:///secret/**`. A URI that does not parse is matched as it was given.
+ */
+export function uriForPolicy(uri: string): string {
+  let href = uri;
+  try {
+    href = new URL(uri).href;
+  } catch {
+    return uri;
+  }
+  try {
+    return decodeURIComponent(href);
+  } catch {
+    return href;
+  }
 }
 
 type ArgConstraint = NonNullable<PolicyRule['args']>[string];
 
+type RuleSubject = 'tool' | 'resource' | 'prompt';
+
 interface CompiledRule {
   path: string;
+  subject: RuleSubject;
   rule: PolicyRule;
   globs: ReturnType<typeof compileGlobs>;
   patterns: Map<string, () => RegExp>;
@@ -88,9 +134,10 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
     }
     // The on-disk schema accepts one glob or a list; take either, so the engine never depends on
     // the resolver having normalised it.
-    const match: unknown = rule.match;
+    const subject: RuleSubject = rule.resource !== undefined ? 'resource' : rule.prompt !== undefined ? 'prompt' : 'tool';
+    const match: unknown = subject === 'resource' ? rule.resource : subject === 'prompt' ? rule.prompt : rule.match;
     const globs = typeof match === 'string' ? [match] : Array.isArray(match) ? match.filter((g): g is string => typeof g === 'string') : [];
-    return { path, rule, globs: compileGlobs(globs), patterns };
+    return { path, subject, rule, globs: compileGlobs(globs, subject === 'resource' ? '/' : '.'), patterns };
   });
   const workspace = ctx.workspace;
 
@@ -113,7 +160,7 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
 
   /** Name, servers and annotations: everything a rule checks except the arguments. */
   function staticMatch(cr: CompiledRule, tool: string, server: string, annotations: ToolAnnotations | undefined, agent?: string): boolean {
-    if (!cr.globs.test(tool)) return false;
+    if (cr.subject !== 'tool' || !cr.globs.test(tool)) return false;
     if (cr.rule.servers && !cr.rule.servers.includes(server)) return false;
     if (cr.rule.agents && (agent === undefined || !cr.rule.agents.includes(agent))) return false;
     for (const [hint, want] of Object.entries(cr.rule.annotations ?? {})) {
@@ -164,6 +211,45 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
     }
   }
 
+  /** First rule of `subject` whose name globs, servers, agents (and prompt args) hold; else `policy.<kind>`. */
+  function decideOther(subject: 'resource' | 'prompt', names: readonly string[], server: string, agent: string | undefined, args: unknown): PolicyDecision {
+    const key = subject === 'resource' ? 'resources' : 'prompts';
+    let at: string | undefined;
+    let shadow: PolicyDecision['shadow'];
+    const withShadow = (d: PolicyDecision): PolicyDecision => (shadow ? { ...d, shadow } : d);
+    try {
+      for (const cr of rules) {
+        if (cr.subject !== subject) continue;
+        at = cr.path;
+        const name = names.find((n) => cr.globs.test(n));
+        if (name === undefined) continue;
+        if (cr.rule.servers && !cr.rule.servers.includes(server)) continue;
+        if (cr.rule.agents && (agent === undefined || !cr.rule.agents.includes(agent))) continue;
+        for (const re of cr.patterns.values()) re();
+        const holds = Object.entries(cr.rule.args ?? {}).every(([n, c]) => argHolds(cr, n, c, args));
+        if (!holds) continue;
+        if (cr.rule.shadow) {
+          shadow ??= { decision: toVerdict(cr.rule.decision), rule: cr.path };
+          continue;
+        }
+        return withShadow(ruleDecision(cr, name));
+      }
+      at = `policy.${key}`;
+      const decision = toVerdict(spec[key] ?? 'allow');
+      return withShadow({ decision, reason: `no ${subject} rule matched; ${verdictWords(decision)} by policy.${key}`, rule: `policy.${key}` });
+    } catch (err) {
+      return { decision: 'DENY', reason: oneLine(`policy error: ${errorText(err)}`, REASON_MAX), rule: at };
+    }
+  }
+
+  function decideResource(req: PolicyResourceRead): PolicyDecision {
+    return decideOther('resource', [uriForPolicy(req.uri)], req.server, req.agent, undefined);
+  }
+
+  function decidePrompt(req: PolicyPromptGet): PolicyDecision {
+    return decideOther('prompt', [req.name, `${req.server}.${req.name}`], req.server, req.agent, req.args);
+  }
+
   function decideSampling(server: string): PolicyDecision {
     try {
       const decision = toVerdict(spec.sampling);
@@ -210,7 +296,7 @@ export function compilePolicy(spec: PolicySpec, ctx: { workspace: string }): Pol
     }
   }
 
-  return { spec, workspace, problems, decide, decideSampling, outlook };
+  return { spec, workspace, problems, decide, decideSampling, outlook, decideResource, decidePrompt };
 }
 
 const RANK: Record<Verdict, number> = { DENY: 0, APPROVAL: 1, ALLOW: 2 };

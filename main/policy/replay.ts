@@ -2,6 +2,7 @@
 // a policy. Pure: the caller reads the calls from the audit store and prints the result.
 import { CAPABILITIES_TOOL, type Policy } from './engine';
 import type { PolicyDecision, Verdict } from './types';
+import { parseSubject } from './subjects';
 
 export interface RecordedCall {
   seq: number;
@@ -39,7 +40,7 @@ export function shadowWords(shadow: { decision: Verdict; rule: string }): string
   return `shadow ${shadow.rule} would ${verb}`;
 }
 
-const POLICY_RULE = /^policy\.(rules\[\d+\]|default)$/;
+const POLICY_RULE = /^policy\.(rules\[\d+\]|default|resources|prompts)$/;
 
 export function replayCalls(policy: Policy, calls: Iterable<RecordedCall>): ReplayResult {
   const out: ReplayResult = { replayed: 0, skipped: 0, changed: [], shadowed: [], totals: {} };
@@ -49,8 +50,15 @@ export function replayCalls(policy: Policy, calls: Iterable<RecordedCall>): Repl
       continue;
     }
     out.replayed++;
-    const server = call.server ?? call.tool.split('.')[0] ?? '';
-    const after = policy.decide({ tool: call.tool, server, args: call.args ?? {} });
+    const subject = parseSubject(call.tool, call.server);
+    const server = call.server ?? (subject.kind === 'prompt' ? subject.server : call.tool.split('.')[0]) ?? '';
+    // A read or a prompt get replays through the rules of its kind (./subjects.ts names them).
+    const after =
+      subject.kind === 'resource'
+        ? policy.decideResource({ uri: subject.uri, server })
+        : subject.kind === 'prompt'
+          ? policy.decidePrompt({ name: subject.name, server, args: call.args ?? {} })
+          : policy.decide({ tool: call.tool, server, args: call.args ?? {} });
     if (after.shadow && after.shadow.decision !== after.decision) out.shadowed.push({ call, shadow: after.shadow });
     if (after.decision === call.decision) continue;
     out.changed.push({ call, before: { decision: call.decision, ...(call.rule ? { rule: call.rule } : {}) }, after });

@@ -51,6 +51,8 @@ describe('loadProfileFile: a valid profile', () => {
       rules: [],
       approval_timeout_s: 120,
       sampling: 'approve',
+      resources: 'allow',
+      prompts: 'allow',
       data: { results: 'redact', arguments: 'approve' },
       flow: 'approve',
       marks: { private: [], untrusted: [], exfil: [] },

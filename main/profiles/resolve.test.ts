@@ -142,6 +142,8 @@ describe('resolveProfile', () => {
       default: 'deny',
       approvalTimeoutS: 30,
       sampling: 'deny',
+      resources: 'allow',
+      prompts: 'allow',
       rules: [
         { match: ['files.read_*'], decision: 'allow' },
         { match: ['*'], servers: ['docs'], annotations: { readOnlyHint: true }, args: { path: { inside_workspace: true } }, decision: 'approve', reason: 'why not' },

@@ -249,7 +249,9 @@ export function resolveProfile(loaded: LoadedProfile, ctx: ResolveContext): Reso
 /** A validated `policy:` block (schema.ts PolicySchema) as the engine takes it (also `gatehouse policy test --policy`). */
 export function policySpecOf(p: ProfileRaw['policy']): PolicySpec {
   const rules: PolicyRule[] = p.rules.map((r) => ({
-    match: typeof r.match === 'string' ? [r.match] : r.match,
+    match: r.match === undefined ? [] : typeof r.match === 'string' ? [r.match] : r.match,
+    ...(r.resource !== undefined ? { resource: typeof r.resource === 'string' ? [r.resource] : r.resource } : {}),
+    ...(r.prompt !== undefined ? { prompt: typeof r.prompt === 'string' ? [r.prompt] : r.prompt } : {}),
     ...(r.servers ? { servers: r.servers } : {}),
     ...(r.agents ? { agents: r.agents } : {}),
     ...(r.annotations ? { annotations: r.annotations as Record<string, boolean> } : {}),
@@ -263,6 +265,8 @@ export function policySpecOf(p: ProfileRaw['policy']): PolicySpec {
     rules,
     approvalTimeoutS: p.approval_timeout_s,
     sampling: p.sampling,
+    resources: p.resources,
+    prompts: p.prompts,
     data: { ...p.data },
     flow: p.flow,
     marks: { private: [...p.marks.private], untrusted: [...p.marks.untrusted], exfil: [...p.marks.exfil] },

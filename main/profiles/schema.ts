@@ -245,10 +245,19 @@ const argConstraint = z.strictObject({
   equals: z.unknown().optional().describe('Value the argument must equal.'),
 });
 
-export const PolicyRuleSchema = z.strictObject({
-  match: z
-    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
-    .describe('Glob(s) over canonical tool names, e.g. files.read_* or *.delete_*.'),
+const globs = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+
+/** The keys that say what a rule is about: exactly one per rule (docs/gateway.md "Policy"). */
+export const RULE_SUBJECTS = ['match', 'resource', 'prompt'] as const;
+
+const PolicyRuleObject = z.strictObject({
+  match: globs.optional().describe('Glob(s) over canonical tool names, e.g. files.read_* or *.delete_*.'),
+  resource: globs
+    .optional()
+    .describe('Glob(s) over resource URIs a resources/read asks for, e.g. file:///secret/** (* stays inside one /-segment, ** crosses them).'),
+  prompt: globs
+    .optional()
+    .describe("Glob(s) over prompt names a prompts/get asks for: the prompt's own name (code_review) or its canonical <server>.<prompt>."),
   servers: z.array(z.string()).optional().describe('Only tools of these server ids.'),
   agents: z
     .array(z.string().min(1))
@@ -270,12 +279,37 @@ export const PolicyRuleSchema = z.strictObject({
   shadow: z.boolean().optional().describe('Evaluated and recorded as "would have …" (audit, Traffic), never enforced: the next rule decides.'),
 });
 
+export const PolicyRuleSchema = PolicyRuleObject.superRefine((rule, ctx) => {
+  const given = RULE_SUBJECTS.filter((k) => rule[k] !== undefined);
+  if (given.length !== 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: given.length > 1 ? [given[1]!] : [],
+      message:
+        given.length === 0
+          ? 'a rule needs one of match (tool names), resource (URIs) or prompt (prompt names)'
+          : `a rule is about one kind: match (tools), resource or prompt, got ${given.join(' and ')}`,
+      input: rule,
+    });
+    return;
+  }
+  // Tool annotations only exist on tools; a resource read has no arguments to constrain.
+  if (rule.annotations !== undefined && given[0] !== 'match') {
+    ctx.addIssue({ code: 'custom', path: ['annotations'], message: `annotations apply to tool rules (match), not to a ${given[0]} rule`, input: rule.annotations });
+  }
+  if (rule.args !== undefined && given[0] === 'resource') {
+    ctx.addIssue({ code: 'custom', path: ['args'], message: 'a resource rule has no arguments to constrain (write the URI glob in resource)', input: rule.args });
+  }
+});
+
 export const PolicySchema = z
   .strictObject({
     default: decision.default('approve').describe('Decision for a call that no rule matches.'),
     rules: z.array(PolicyRuleSchema).default([]).describe('First matching rule decides.'),
     approval_timeout_s: z.number().positive().default(120).describe('An unanswered approval is denied after this many seconds.'),
     sampling: decision.default('approve').describe('Decision for server→client sampling requests.'),
+    resources: decision.default('allow').describe('Decision for a resources/read that no resource rule matches.'),
+    prompts: decision.default('allow').describe('Decision for a prompts/get that no prompt rule matches.'),
     data: z
       .strictObject({
         results: z.enum(['redact', 'hold', 'allow']).default('redact').describe('A credential found in a result: masked, held for a person, or passed on.'),
@@ -296,7 +330,7 @@ export const PolicySchema = z
       .prefault({})
       .describe('Flow marks added to the defaults (docs/data.md, "The trifecta guard").'),
   })
-  .describe('Which tool calls are allowed, need approval or are denied.');
+  .describe('Which tool calls, resource reads and prompt gets are allowed, need approval or are denied.');
 
 const telemetry = z
   .strictObject({

@@ -92,8 +92,12 @@ export interface BuiltinServerSpec extends ServerCommon {
 export type ServerSpec = StdioServerSpec | HttpServerSpec | BuiltinServerSpec;
 
 export interface PolicyRule {
-  /** Globs over canonical tool names (`files.read_*`, `*.delete_*`, `fs.*`). */
+  /** Globs over canonical tool names (`files.read_*`, `*.delete_*`, `fs.*`); empty for a resource or prompt rule. */
   match: string[];
+  /** A resource rule: globs over the URIs a `resources/read` asks for (main/policy/glob.ts uriGlob). */
+  resource?: string[];
+  /** A prompt rule: globs over prompt names (own or canonical `<server>.<prompt>`). */
+  prompt?: string[];
   /** Restrict the rule to these server ids. */
   servers?: string[];
   /** Restrict the rule to calls of these agents (their per-agent token's name, else clientInfo name). */
@@ -114,6 +118,9 @@ export interface PolicySpec {
   approvalTimeoutS: number;
   /** Decision for server→client `sampling/createMessage` requests. */
   sampling: Decision;
+  /** Decision for a `resources/read` / `prompts/get` no rule of its kind matches. Absent: allow. */
+  resources?: Decision;
+  prompts?: Decision;
   /** What a credential the data scanner finds does, per direction (docs/data.md). Absent: redact / approve. */
   data?: DataPolicySpec;
   /** The trifecta guard (docs/data.md). Absent: approve. */

@@ -1,7 +1,7 @@
 // One pending request: what is asked, by whom, with which arguments, how long is left, and
 // the three answers. Used in the tray (compact) and in the Approvals view (roomy).
 import { useCallback, useMemo, useRef, useState } from 'react';
-import { Bot, Check, CheckCheck, MessageSquareText, ShieldQuestion, X } from 'lucide-react';
+import { Bot, Check, CheckCheck, FileText, MessageSquareText, ShieldQuestion, X } from 'lucide-react';
 import { Badge } from '../../components/badge';
 import { Button } from '../../components/button';
 import { formatCountdown } from '../../components/format-time';
@@ -15,6 +15,14 @@ import { QuestionAnswer } from './question-card';
 import { questionView } from './question';
 import { originLabel } from './origin';
 import { ArgumentList } from './argument-list';
+import { NarrowGrant } from './narrow-grant';
+
+/** What a resource / prompt approval names: its `tool` is `resource:<uri>` or `prompt:<server>.<prompt>` (main/policy/subjects.ts). */
+function subjectOf(r: PendingApproval): string {
+  if (r.kind === 'resource' && r.tool.startsWith('resource:')) return r.tool.slice('resource:'.length);
+  if (r.kind === 'prompt' && r.tool.startsWith(`prompt:${r.server}.`)) return r.tool.slice(`prompt:${r.server}.`.length);
+  return r.tool;
+}
 
 export const CHOICE_KEYS: Record<string, ApprovalChoice> = { a: 'allow_once', s: 'allow_session', d: 'deny', t: 'allow_tool_session' };
 
@@ -41,8 +49,8 @@ export interface ApprovalCardProps {
   position: number;
   total: number;
   answering: boolean;
-  /** `content` answers a sampling / elicitation question (accept). */
-  onAnswer: (choice: ApprovalChoice, content?: Record<string, unknown>) => void;
+  /** `content` answers a sampling / elicitation question (accept); `narrow` goes with allow_tool_session. */
+  onAnswer: (choice: ApprovalChoice, content?: Record<string, unknown>, narrow?: { arg: string; pattern: string }) => void;
   onOpenExchange?: (exchange: string) => void;
   compact?: boolean;
 }
@@ -64,8 +72,18 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
   // A server's sampling / elicitation request that no agent client could answer: a person does.
   const question = useMemo(() => questionView(r), [r]);
   const friendly = r.advertisedName ?? r.tool;
-  const KindIcon = kind === 'sampling' ? Bot : kind === 'elicitation' ? MessageSquareText : ShieldQuestion;
-  const heading = kind === 'sampling' ? `Sampling request from ${r.server}` : kind === 'elicitation' ? `Elicitation request from ${r.server}` : friendly;
+  const KindIcon = kind === 'sampling' ? Bot : kind === 'elicitation' ? MessageSquareText : kind === 'resource' || kind === 'prompt' ? FileText : ShieldQuestion;
+  const subject = subjectOf(r);
+  const heading =
+    kind === 'sampling'
+      ? `Sampling request from ${r.server}`
+      : kind === 'elicitation'
+        ? `Elicitation request from ${r.server}`
+        : kind === 'resource'
+          ? `Read resource ${subject}`
+          : kind === 'prompt'
+            ? `Get prompt ${subject}`
+            : friendly;
   // Relayed by a `gatehouse gateway` another MCP host runs (session `gateway:<pid>`).
   const origin = originLabel(r.session);
   // Allow waits until every argument has been on screen (argument-list.tsx); Deny never waits.
@@ -103,6 +121,12 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
             {kind === 'tool' ? (
               <>
                 <code className="mono" title="canonical name">{r.tool}</code>
+                <span className="sep">·</span>
+                <span>server <b>{r.server}</b></span>
+              </>
+            ) : kind === 'resource' || kind === 'prompt' ? (
+              <>
+                <span>{kind === 'resource' ? 'resources/read' : 'prompts/get'}</span>
                 <span className="sep">·</span>
                 <span>server <b>{r.server}</b></span>
               </>
@@ -187,7 +211,7 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
             {patch !== null ? <DiffView patch={patch} label="patch" maxHeight={compact ? 220 : 420} onUnseen={setPatchUnseen} resetKey={r.id} /> : null}
             {otherArgs !== undefined ? (
               <div>
-                <div className="section-label">{patch !== null ? 'Other arguments' : kind === 'tool' ? 'Arguments' : 'Request'}</div>
+                <div className="section-label">{patch !== null ? 'Other arguments' : kind === 'tool' || kind === 'prompt' ? 'Arguments' : 'Request'}</div>
                 <ArgumentList value={otherArgs} maxHeight={compact ? 200 : 360} label="Arguments" resetKey={r.id} onUnseen={setUnseen} />
               </div>
             ) : null}
@@ -215,6 +239,7 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
                 Allow tool for session
               </Button>
             ) : null}
+            {kind === 'tool' && !compact ? <NarrowGrant tool={r.tool} args={r.args} disabled={allowProps.disabled} onNarrow={(narrow) => onAnswer('allow_tool_session', undefined, narrow)} /> : null}
           </footer>
         </>
       )}

@@ -64,7 +64,7 @@ export function ApprovalsTray({ onClose, onLeave, permission, onEnableNotificati
               position={i + 1}
               total={pending.length}
               answering={answering.has(r.id)}
-              onAnswer={(choice, content) => void answer(r, choice, content)}
+              onAnswer={(choice, content, narrow) => void answer(r, choice, content, narrow)}
               onOpenExchange={(exchange) => navigate('traffic', { exchange })}
               compact
             />

@@ -55,7 +55,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
           ) : (
             <div className="approvals-grid">
               {pending.map((r, i) => (
-                <ApprovalCard key={r.id} request={r} position={i + 1} total={pending.length} answering={answering.has(r.id)} onAnswer={(c, content) => void answer(r, c, content)} onOpenExchange={(exchange) => navigate('traffic', { exchange })} />
+                <ApprovalCard key={r.id} request={r} position={i + 1} total={pending.length} answering={answering.has(r.id)} onAnswer={(c, content, narrow) => void answer(r, c, content, narrow)} onOpenExchange={(exchange) => navigate('traffic', { exchange })} />
               ))}
             </div>
           )}

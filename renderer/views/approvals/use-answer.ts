@@ -12,16 +12,16 @@ import { useAppState } from '../../state/app-context';
 import type { ApprovalChoice, PendingApproval } from '../../state/types';
 
 /** Sends an answer; the card leaves when the host reports `approval:resolved`. */
-export function useAnswerApproval(): (req: PendingApproval, choice: ApprovalChoice, content?: Record<string, unknown>) => Promise<void> {
+export function useAnswerApproval(): (req: PendingApproval, choice: ApprovalChoice, content?: Record<string, unknown>, narrow?: { arg: string; pattern: string }) => Promise<void> {
   const api = useHostApi();
   const { approvals } = useAppState();
   const toast = useToast();
   return useCallback(
-    async (req, choice, content) => {
+    async (req, choice, content, narrow) => {
       if (approvals.get().answering.has(req.id)) return;
       approvals.setAnswering(req.id, true);
       try {
-        const res = await api.call('approvals:answer', { id: req.id, choice, ...(content !== undefined ? { content: content as AnswerContent } : {}) });
+        const res = await api.call('approvals:answer', { id: req.id, choice, ...(content !== undefined ? { content: content as AnswerContent } : {}), ...(narrow !== undefined ? { narrow } : {}) });
         if (!res.ok) {
           toast.show({ tone: 'warn', title: 'That request is no longer pending', detail: 'It was answered elsewhere, timed out or was cancelled.' });
           approvals.setAnswering(req.id, false);
