@@ -323,6 +323,8 @@ export const PendingApprovalSchema = z.object({
   question: ApprovalQuestionSchema.optional(),
   /** Canonical name of the tool call that caused a sampling / elicitation request. */
   triggerTool: z.string().optional(),
+  /** Asked for each call (the trifecta guard): "allow for this session" allows this call only. */
+  perCall: z.boolean().optional(),
 });
 
 /**

@@ -420,6 +420,11 @@ export class Host extends EventEmitter<HostEvents> {
       deferred.add(write);
       this.closingRows.set(ex.id, write);
     });
+    // Findings the downstream screen made after the call's closing row went out (the answer is
+    // screened as it is sent): the row again, whose findings are new rows; the call's own row stays as chained.
+    gateway.exchanges.on('found', (ex) => {
+      if (ex.outcome !== undefined && !this.closingRows.has(ex.id)) writer.exchange(exchangeRecord(ex));
+    });
     gateway.on('agent-session', (a) => {
       if (a.ended) writer.agentSessionEnded(a.id, { endedAt: a.ended });
       else

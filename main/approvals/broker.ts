@@ -50,6 +50,11 @@ export interface ApprovalRequest {
   question?: unknown;
   /** Canonical name of the tool call that caused a server→client request, when known. */
   triggerTool?: string;
+  /**
+   * Each call needs a person (the trifecta guard's gate, docs/data.md): no remembered grant
+   * answers it, and an "allow for this session" answer allows this call only and remembers nothing.
+   */
+  perCall?: boolean;
 }
 
 export interface PendingApproval extends Omit<ApprovalRequest, 'fingerprint' | 'kind'> {
@@ -175,7 +180,7 @@ export class ApprovalBroker {
     };
 
     if (opts.signal?.aborted) return settleNow(cancelledOutcome());
-    const grant = this.findGrant(grantScope, request);
+    const grant = req.perCall ? undefined : this.findGrant(grantScope, request);
     if (grant) return settleNow(grant);
     if (this.attached.size === 0) return settleNow({ approved: false, how: 'no_approver', reason: this.noApproverReason });
 
@@ -267,6 +272,9 @@ export class ApprovalBroker {
     const note = typeof answer.note === 'string' && answer.note.trim() ? `: ${answer.note.replace(/\s+/g, ' ').trim()}` : '';
     if (entry.ask) return this.answerQuestion(id, entry.ask, answer, by, note);
     const { request } = entry;
+    if (request.perCall && (answer.choice === 'allow_session' || answer.choice === 'allow_tool_session')) {
+      return this.settle(id, { approved: true, how: 'once', by, reason: `allowed once by ${by}${note} (this approval is asked for each call, never remembered)` });
+    }
     switch (answer.choice) {
       case 'allow_once':
         return this.settle(id, { approved: true, how: 'once', by, reason: `allowed once by ${by}${note}` });
@@ -308,6 +316,7 @@ export class ApprovalBroker {
    * Lets a broker subclass decide before asking elsewhere (the approvals relay).
    */
   grantFor(req: ApprovalRequest): ApprovalOutcome | undefined {
+    if (req.perCall) return undefined;
     const { kind = 'tool', tool } = req;
     const fingerprint = req.fingerprint ?? tryFingerprint(req.tool, req.args);
     return this.findGrant(scopeKey(req.session, req.agentSession), { kind, tool, fingerprint, args: req.args });
@@ -329,6 +338,7 @@ export class ApprovalBroker {
    * `tool_session` the tool. Identical requests waiting here are settled by it.
    */
   remember(req: ApprovalRequest, how: 'session' | 'tool_session', by: string): void {
+    if (req.perCall) return;
     const { kind = 'tool', tool } = req;
     const scope = scopeKey(req.session, req.agentSession);
     if (how === 'tool_session') this.grants.add(scope, { grant: 'tool', approvalKind: kind, tool, by });
@@ -432,7 +442,7 @@ export class ApprovalBroker {
   /** A fresh grant also answers identical requests already waiting (parallel calls of one action). */
   private settleGranted(scope: string): void {
     for (const entry of [...this.queue.values()]) {
-      if (entry.grantScope !== scope || entry.ask) continue;
+      if (entry.grantScope !== scope || entry.ask || entry.request.perCall) continue;
       const outcome = this.findGrant(scope, entry.request);
       if (outcome) this.settle(entry.request.id, outcome);
     }

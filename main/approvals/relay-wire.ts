@@ -81,6 +81,8 @@ export const RelayedRequestSchema = z
     agentSession: shortText.optional(),
     exchange: shortText.optional(),
     fingerprint: z.string().max(256).optional(),
+    /** Each call needs a person: no grant answers it, none is made from it (ApprovalRequest.perCall). */
+    perCall: z.literal(true).optional(),
     /** The gateway's own launch session (the window labels the request by connection instead). */
     session: shortText,
   })
@@ -144,6 +146,7 @@ export function toRelayedRequest(req: ApprovalRequest): RelayedRequest {
   if (req.agentSession !== undefined) out.agentSession = req.agentSession;
   if (req.exchange !== undefined) out.exchange = req.exchange;
   if (req.fingerprint !== undefined) out.fingerprint = req.fingerprint;
+  if (req.perCall) out.perCall = true;
   return out;
 }
 

@@ -4,7 +4,7 @@
 // `received` once it has; everything about data lives here.
 import type { DataPolicySpec, FlowMarks, FlowPolicy, ServerSpec } from '../profiles/types';
 import type { Redactor } from '../secrets/redactor';
-import { DataScanner, describeFinding, maskCredentials, type DataDirection, type DataFinding } from './scanner';
+import { DataScanner, describeFinding, mayHoldCredentials, maskCredentials, type DataDirection, type DataFinding } from './scanner';
 import { FlowGuard, type FlowGate, type FlowTool } from './flow-guard';
 
 export type { DataFinding } from './scanner';
@@ -13,6 +13,8 @@ export interface DataGate {
   decision: 'APPROVAL' | 'DENY';
   reason: string;
   rule: string;
+  /** A person is asked for each call: no session grant answers it (the trifecta guard). */
+  perCall?: boolean;
 }
 
 export interface DataGuardOptions {
@@ -28,6 +30,23 @@ export type ResultVerdict = { result: Record<string, unknown>; findings: DataFin
 
 const NAMED_AT_MOST = 3;
 
+/**
+ * Results inspectResult has judged: the downstream screen (./outbound-screen.ts) sends them as
+ * the verdict left them (masked, released from a hold, or allowed) and does not scan them again.
+ */
+const screened = new WeakSet<object>();
+
+/** Whether the call pipeline has screened this result already (a value that is no object never is). */
+export function isScreened(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && screened.has(value);
+}
+
+/** The same mark on a copy of a screened result (a new-era `resultType: complete` wrapper of it). */
+export function carryScreened<T extends object>(from: object, to: T): T {
+  if (screened.has(from)) screened.add(to);
+  return to;
+}
+
 function summary(findings: readonly DataFinding[]): string {
   const shown = findings.slice(0, NAMED_AT_MOST).map(describeFinding).join('; ');
   return findings.length > NAMED_AT_MOST ? `${shown}; and ${findings.length - NAMED_AT_MOST} more` : shown;
@@ -37,8 +56,10 @@ export class DataGuard {
   readonly policy: DataPolicySpec;
   readonly flow: FlowGuard;
   private readonly scanner: DataScanner;
+  private readonly redactor: Redactor;
 
   constructor(opts: DataGuardOptions) {
+    this.redactor = opts.redactor;
     this.policy = opts.data ?? { results: 'redact', arguments: 'approve' };
     this.flow = new FlowGuard(opts.flow, opts.marks, opts.servers);
     this.scanner = new DataScanner(opts.redactor);
@@ -73,9 +94,29 @@ export class DataGuard {
   async inspectResult(result: Record<string, unknown>): Promise<ResultVerdict> {
     const findings = await this.scanner.scan(result, 'result');
     const credentials = findings.filter((f) => f.kind === 'credential');
+    screened.add(result);
     if (credentials.length === 0 || this.policy.results === 'allow') return { result, findings };
     if (this.policy.results === 'hold') return { result, findings, hold: `the result carries a credential: ${summary(credentials)}` };
-    return { result: maskCredentials(result, findings), findings };
+    const masked = maskCredentials(result, findings);
+    screened.add(masked);
+    return { result: masked, findings };
+  }
+
+  /**
+   * Any other value a server sends toward the agent (a JSON-RPC error the pipeline closes its
+   * exchange with): scanned, credentials masked unless `results: allow`. Configured secrets are
+   * left for the caller's Redactor, as for results.
+   */
+  async screen<T>(value: T): Promise<{ value: T; findings: DataFinding[] }> {
+    if (this.redactor.size === 0 && !mayHoldCredentials(value)) return { value, findings: [] };
+    const findings = await this.scanner.scan(value, 'result');
+    return { value: this.policy.results === 'allow' ? value : maskCredentials(value, findings), findings };
+  }
+
+  /** `value` with every detected credential masked, whatever the policy (what is stored and shown to a person). */
+  async masked<T>(value: T): Promise<T> {
+    if (!mayHoldCredentials(value)) return value;
+    return maskCredentials(value, await this.scanner.scan(value, 'result'));
   }
 
   /** A result of `t` reached the session: its flow labels grow. */
@@ -93,7 +134,8 @@ export function foldGates(gates: readonly DataGate[]): DataGate | undefined {
   if (gates.length === 0) return undefined;
   const deny = gates.find((g) => g.decision === 'DENY');
   if (deny) return deny;
-  return { decision: 'APPROVAL', reason: gates.map((g) => g.reason).join('; and '), rule: gates.map((g) => g.rule).join(', ') };
+  const perCall = gates.some((g) => g.perCall);
+  return { decision: 'APPROVAL', reason: gates.map((g) => g.reason).join('; and '), rule: gates.map((g) => g.rule).join(', '), ...(perCall ? { perCall } : {}) };
 }
 
 export { maskCredentials };

@@ -36,6 +36,11 @@ export interface FlowGate {
   decision: 'APPROVAL' | 'DENY';
   reason: string;
   rule: string;
+  /**
+   * Always set: the gate needs a person each time. A session grant made for the tool earlier
+   * (or on this very card) must not let a later exfil call through unasked.
+   */
+  perCall: true;
 }
 
 export class FlowGuard {
@@ -103,6 +108,6 @@ export class FlowGuard {
     const reason =
       `this session read private files (${priv}) and content from the web or another untrusted source (${untrusted}); ` +
       `${t.tool} can send data out (${exfil})`;
-    return { decision: this.mode === 'deny' ? 'DENY' : 'APPROVAL', reason, rule: 'policy.flow' };
+    return { decision: this.mode === 'deny' ? 'DENY' : 'APPROVAL', reason, rule: 'policy.flow', perCall: true };
   }
 }

@@ -232,6 +232,8 @@ export class CallPipeline {
           reason: verdict.reason,
           rule: verdict.rule,
           kind: 'tool',
+          // The trifecta guard's gate asks a person each time: no session grant answers it (docs/data.md).
+          ...(gate?.perCall ? { perCall: true } : {}),
         },
         { timeoutMs: this.ports.approvalTimeoutMs(), signal: table.signal(ex) },
       );
@@ -406,7 +408,13 @@ export class CallPipeline {
       // Progress already on its way goes out before the result does.
       if (sending.size > 0) await Promise.all(sending);
       if ('error' in reply) {
-        const e = reply.error ?? { code: ErrorCode.InternalError, message: 'malformed error' };
+        let e = reply.error ?? { code: ErrorCode.InternalError, message: 'malformed error' };
+        // The server's words reach the agent and the stored exchange (`error`): screened as a result is (docs/data.md).
+        if (this.ports.data) {
+          const screened = await this.ports.data.screen({ error: e });
+          this.found(ex, screened.findings);
+          e = this.ports.redact(screened.value.error) as typeof e;
+        }
         table.close(ex, 'error', { error: oneLine(String(e.message), ERROR_LINE_MAX) });
         throw new GatewayError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, String(e.message), e.data);
       }

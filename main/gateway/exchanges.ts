@@ -84,6 +84,8 @@ type Events = {
   opened: [Exchange];
   updated: [Exchange];
   closed: [Exchange];
+  /** Findings of the downstream screen reached an exchange, perhaps after it closed (its row is written again). */
+  found: [Exchange];
 };
 
 /** Closed exchanges kept for late readers (the Tool console's result, a test). */
@@ -96,6 +98,7 @@ const MAX_WIRE_PER_HOP = 10_000;
 
 let consoleCounter = 0;
 let lifecycleCounter = 0;
+let foundCounter = 0;
 
 export class ExchangeTable extends EventEmitter<Events> implements ExchangeLedger {
   private readonly open = new Map<string, Exchange>();
@@ -212,6 +215,24 @@ export class ExchangeTable extends EventEmitter<Events> implements ExchangeLedge
   update(ex: Exchange, patch: Partial<Exchange>): void {
     Object.assign(ex, this.clean(patch));
     this.emit('updated', ex);
+  }
+
+  /**
+   * What the downstream data screen found in a message toward an agent (main/data/outbound-screen.ts),
+   * on the exchange the message was stamped with. A message of no stored exchange (a list's answer,
+   * a notification of no call) gets a closed exchange of its own, so its findings are on record.
+   */
+  found(stamp: ExchangeStamp | undefined, findings: readonly DataFinding[], at: { session: string; agentSession?: string; method: string }): void {
+    if (findings.length === 0) return;
+    let ex = stamp ? this.get(stamp.id) : undefined;
+    if (!ex || ex !== stamp) {
+      ex = this.openExchange({ kind: 'call', session: at.session, method: stamp?.method ?? at.method, id: `${stamp?.id ?? `${at.agentSession ?? at.session}#${at.method}`}#found-${++foundCounter}`, ...(at.agentSession ? { agentSession: at.agentSession } : {}) });
+      ex.findings = [...findings];
+      this.close(ex, 'ok');
+      return;
+    }
+    this.update(ex, { findings: [...(ex.findings ?? []), ...findings] });
+    this.emit('found', ex);
   }
 
   decide(ex: Exchange, decision: Verdict, decidedBy: Decider, more: Pick<Exchange, 'rule' | 'answeredBy' | 'reason'> = {}): void {

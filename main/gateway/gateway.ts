@@ -30,6 +30,7 @@ import type { Surface } from './tool-surface';
 import type { NewEraHandler } from './new-era-handler';
 import type { TrustGuard } from '../trust/trust-guard';
 import { DataGuard } from '../data/data-guard';
+import { DataOutboundScreen } from '../data/outbound-screen';
 import { recordConsoleLeg, type ConsoleLegOptions } from './console-leg';
 
 export { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
@@ -103,6 +104,8 @@ export class Gateway extends EventEmitter<Events> {
   private readonly trust: TrustGuard | undefined;
   /** The data scanning step and the trifecta guard (main/data/). */
   readonly data: DataGuard;
+  /** The downstream channels' screen (main/data/outbound-screen.ts). */
+  readonly outboundScreen: DataOutboundScreen;
   private startWaiters = new Set<() => void>();
 
   constructor(opts: GatewayOptions) {
@@ -123,6 +126,10 @@ export class Gateway extends EventEmitter<Events> {
     // server's state), so they pass the redactor like everything else that leaves (args already did).
     const { policy: spec } = opts.profile;
     this.data = new DataGuard({ redactor: opts.profile.redactor, data: spec.data, flow: spec.flow, marks: spec.marks, servers: opts.profile.servers });
+    // Every message toward an agent, whatever its kind, passes the same redaction and masking (docs/data.md).
+    this.outboundScreen = new DataOutboundScreen(opts.profile.redactor, this.data, (stamp, message, findings, agentSession) =>
+      this.exchanges.found(stamp, findings, { session: this.session, method: (message as { method?: string }).method ?? 'message', ...(agentSession !== undefined ? { agentSession } : {}) }),
+    );
     const decided = (d: DecisionEvent) => this.emit('decision', { ...d, reason: opts.profile.redactor.redactString(d.reason) });
     this.pipeline = new CallPipeline({
       session: this.session,
@@ -163,6 +170,7 @@ export class Gateway extends EventEmitter<Events> {
       sessionEvent: (info) => this.emit('agent-session', info),
       settled: () => this.startingServers() === 0,
       ...(opts.inputHoldMs !== undefined ? { inputHoldMs: opts.inputHoldMs } : {}),
+      screen: this.outboundScreen,
       consoleWants: (uri) => this.console.wants(uri),
       consoleUpdated: (uri) => this.console.updated(uri),
     });
@@ -183,6 +191,7 @@ export class Gateway extends EventEmitter<Events> {
       table: this.exchanges,
       sessions: this.sessions,
       decided,
+      maskCredentials: (v) => this.data.masked(v),
     });
   }
 

@@ -289,7 +289,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     // MCP 2026-07-28 beside 2025-11-25: a request without a session whose version (header, or _meta) is new-era is served statelessly.
     const headerVersion = req.headers['mcp-protocol-version'];
     if (isNewEraRequest(req.method === 'POST' ? body : { method: req.method }, typeof headerVersion === 'string' ? headerVersion : undefined)) {
-      return serveNewEraHttp(req, res, body, { handler: opts.gateway.newEra(), tap: opts.tap, redactor: opts.redactor, session: opts.gateway.session, label, ...(text !== undefined ? { text } : {}) });
+      return serveNewEraHttp(req, res, body, { handler: opts.gateway.newEra(), tap: opts.tap, redactor: opts.redactor, screen: opts.gateway.outboundScreen, session: opts.gateway.session, label, ...(text !== undefined ? { text } : {}) });
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; the first request must be initialize');

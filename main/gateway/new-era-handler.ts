@@ -41,6 +41,7 @@ import { toAdvertised } from '../protocol/tool-names';
 import type { ProgressSink } from './call-pipeline';
 import type { Redactor } from '../secrets/redactor';
 import { agentLabel } from './agent-label';
+import { carryScreened } from '../data/data-guard';
 
 /** Lists the gateway aggregates are fresh this long while no server is starting (it announces changes on listen streams). */
 export const LIST_TTL_MS = 30_000;
@@ -223,7 +224,8 @@ export class NewEraHandler {
   }
 
   private complete(result: Record<string, unknown>, cache?: { ttlMs: number; cacheScope: 'public' | 'private' }): Record<string, unknown> {
-    return { ...result, ...(cache ?? {}), resultType: 'complete', _meta: this.serverMeta(result) };
+    // A result the pipeline screened stays screened in its wrapper (main/data/outbound-screen.ts).
+    return carryScreened(result, { ...result, ...(cache ?? {}), resultType: 'complete', _meta: this.serverMeta(result) });
   }
 
   /** Lists change while a server is on its first start (or restarting): fresh for LIST_TTL_MS only once they are settled. */

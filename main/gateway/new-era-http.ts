@@ -6,7 +6,7 @@ import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { ExchangeChannel, type InboundRequestRoute } from '../protocol/exchange-channel';
+import { ExchangeChannel, type InboundRequestRoute, type OutboundScreen } from '../protocol/exchange-channel';
 import { sendText, type RawTextInfo, type TextSendOptions } from '../protocol/json-text';
 import type { TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
@@ -96,6 +96,8 @@ export interface NewEraHttpOptions {
   handler: NewEraHandler;
   tap: TrafficTap;
   redactor: Redactor;
+  /** The gateway's data screen (main/data/outbound-screen.ts), as on a session's channel. */
+  screen?: OutboundScreen;
   session: string;
   /** The token label ('' for the main token): who may resume the calls this request holds. */
   label: string;
@@ -138,6 +140,7 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
     redactor: opts.redactor,
     // What the agent gets is redacted here, as on a session's channel (session-setup.ts).
     redactOutbound: opts.redactor,
+    ...(opts.screen ? { screenOutbound: opts.screen } : {}),
     idPrefix: `gatehouse-${randomUUID().slice(0, 8)}-`,
     routes: {
       ledger: opts.handler.ledger,

@@ -67,6 +67,8 @@ export interface ServerRequestDeps {
   table: ExchangeTable;
   sessions: SessionsPort;
   decided(d: DecisionEvent): void;
+  /** Credentials in a server's words masked (main/data/), for what is stored and shown: decision args, a person's question. */
+  maskCredentials?(value: unknown): Promise<unknown>;
 }
 
 export class ServerRequests {
@@ -190,7 +192,7 @@ export class ServerRequests {
         server: serverId,
         args: base.args,
         // What a person sees: the request as sent, with the profile's secrets redacted.
-        question: this.deps.profile.redactor.redactJson(params),
+        question: base.args,
         reason,
         rule: verdict.rule,
         kind,
@@ -214,7 +216,8 @@ export class ServerRequests {
     return res;
   }
 
-  private base(serverId: string, ex: Exchange, method: string, params: unknown) {
+  /** The request's record: args as stored in `decisions` and shown on a card, secrets redacted and credentials masked. */
+  private async base(serverId: string, ex: Exchange, method: string, params: unknown) {
     return {
       session: this.deps.session,
       agentSession: ex.agentSession,
@@ -222,8 +225,12 @@ export class ServerRequests {
       tool: method,
       server: serverId,
       fingerprint: actionFingerprint(method, params),
-      args: this.deps.profile.redactor.redactJson(params),
+      args: await this.shown(params),
     };
+  }
+
+  private async shown(params: unknown): Promise<unknown> {
+    return this.deps.profile.redactor.redactJson(this.deps.maskCredentials ? await this.deps.maskCredentials(params) : params);
   }
 
   /**
@@ -275,7 +282,7 @@ export class ServerRequests {
   private async sampling(serverId: string, ex: Exchange, params: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
     const { table, sessions, broker, policy } = this.deps;
     const decision = policy.decideSampling(serverId);
-    const base = this.base(serverId, ex, 'sampling/createMessage', params);
+    const base = await this.base(serverId, ex, 'sampling/createMessage', params);
     const parent = this.parentOf(ex);
     if (decision.decision === 'DENY') {
       table.decide(ex, 'DENY', 'rule', { rule: decision.rule, reason: decision.reason });
@@ -321,7 +328,7 @@ export class ServerRequests {
     if (target) return this.toSession(target, ex, 'elicitation/create', params, signal);
     // Nobody downstream can ask the user: a person answers in the approvals inbox. Declined,
     // unanswered or nobody to ask: decline (the spec's answer for "not now").
-    const base = this.base(serverId, ex, 'elicitation/create', params);
+    const base = await this.base(serverId, ex, 'elicitation/create', params);
     const res = await this.askPerson('elicitation', serverId, ex, base, { decision: 'APPROVAL', reason: 'elicitation needs a person' }, params, signal);
     if (res.answered) return res.content as Record<string, unknown>;
     return { action: res.how === 'cancelled' ? 'cancel' : 'decline' };

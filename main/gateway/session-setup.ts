@@ -24,7 +24,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalBroker } from '../approvals/broker';
-import { ExchangeChannel, type ChannelRoutes } from '../protocol/exchange-channel';
+import { ExchangeChannel, type ChannelRoutes, type OutboundScreen } from '../protocol/exchange-channel';
 import type { TrafficTap } from '../protocol/traffic-tap';
 import type { ResolvedProfile } from '../profiles/types';
 import type { Redactor } from '../secrets/redactor';
@@ -112,6 +112,8 @@ export interface SessionDeps {
   /** The window as one more resource subscriber (console-requests.ts): still wants it, and gets updates. */
   consoleWants?(uri: string): boolean;
   consoleUpdated?(uri: string): void;
+  /** What every message toward the agent passes (main/data/outbound-screen.ts); without it, the redactor only. */
+  screen?: OutboundScreen;
 }
 
 export interface OpenSessionOptions {
@@ -181,6 +183,8 @@ export class Sessions implements SessionsPort {
       redactor: opts.redactor,
       // Every message this session's agent gets passes the profile's redactor (docs/security.md, "Secrets").
       redactOutbound: this.deps.profile.redactor,
+      // ... and the data screen: credentials masked in errors, notifications, requests and lists too (docs/data.md).
+      ...(this.deps.screen ? { screenOutbound: this.deps.screen } : {}),
       observed: opts.observed,
       routes: this.routes(agentSession, capabilities, () => channel, () => state),
     });

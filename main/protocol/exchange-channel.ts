@@ -61,6 +61,12 @@ export interface ExchangeChannelOptions {
    */
   redactOutbound?: Redactor;
   /**
+   * Screens every message this channel sends (an agent's hop): configured secrets redacted and
+   * detected credentials masked (main/data/outbound-screen.ts). Takes the place of
+   * `redactOutbound` for what is sent; messages keep their order on the wire.
+   */
+  screenOutbound?: OutboundScreen;
+  /**
    * The inner transport is a framed stream that reports every message with its wire size
    * through `channel.observer`; otherwise the channel serialises and measures each message.
    */
@@ -70,6 +76,17 @@ export interface ExchangeChannelOptions {
   idPrefix?: string;
   /** What a request in flight is rejected with when the transport closes (names the peer). */
   closedMessage?: string | (() => string);
+}
+
+/**
+ * What a downstream channel asks of the data screen. `screen` answers at once (the message to
+ * send: the same object when nothing changed) unless the message may hold something to mask;
+ * then a promise of the masked message and what was found. `found` gets those findings with the
+ * exchange the sent message was stamped with (none for a message of no exchange).
+ */
+export interface OutboundScreen {
+  screen(message: JSONRPCMessage): JSONRPCMessage | Promise<{ message: JSONRPCMessage; findings: unknown[] }>;
+  found(stamp: ExchangeStamp | undefined, message: JSONRPCMessage, findings: unknown[], agentSession?: string): void;
 }
 
 export interface ChannelRequestOptions {
@@ -115,6 +132,10 @@ export class ExchangeChannel implements Transport {
    */
   private reading: { message: object; route: InboundRequestRoute | InboundNotificationRoute } | undefined;
   private writing: { message: object; stamp: ExchangeStamp } | undefined;
+  /** What the screen found in the message being written, for observeOutbound (which knows its exchange). */
+  private screened: { message: object; findings: unknown[] } | undefined;
+  /** The last send still waiting on a screen: later messages queue behind it, so the wire keeps their order. */
+  private screening: Promise<void> | undefined;
   private nextId = 0;
   private closed = false;
   private negotiated: string | undefined;
@@ -258,10 +279,42 @@ export class ExchangeChannel implements Transport {
   // ---- recording and routing ----------------------------------------------------------------
 
   private write(original: JSONRPCMessage, options?: TransportSendOptions, stamp?: ExchangeStamp): Promise<void> {
-    const inner = this.need();
     // The one place a message leaves toward an agent: results, errors, notifications and
     // server→client requests alike. Unchanged (the same object) when it holds no secret.
-    const message = this.opts.redactOutbound ? this.opts.redactOutbound.redactJson(original) : original;
+    const screen = this.opts.screenOutbound;
+    if (!screen) return this.put(this.opts.redactOutbound ? this.opts.redactOutbound.redactJson(original) : original, options, stamp);
+    const out = screen.screen(original);
+    // The common case: nothing to scan and nothing queued, sent in this very turn.
+    if (!(out instanceof Promise) && !this.screening) return this.put(out, options, stamp);
+    const prev = this.screening ?? Promise.resolve();
+    const sent = prev.then(async () => {
+      const done = out instanceof Promise ? await out : { message: out, findings: [] };
+      if (this.closed) return;
+      return this.put(done.message, options, stamp, done.findings);
+    });
+    const tail = sent.then(
+      () => {},
+      () => {},
+    );
+    this.screening = tail;
+    void tail.then(() => {
+      if (this.screening === tail) this.screening = undefined;
+    });
+    return sent;
+  }
+
+  /** Sends a screened message (and records it, with what the screen found). */
+  private put(message: JSONRPCMessage, options?: TransportSendOptions, stamp?: ExchangeStamp, findings?: unknown[]): Promise<void> {
+    const inner = this.need();
+    this.screened = findings?.length ? { message, findings } : undefined;
+    try {
+      return this.transmit(inner, message, options, stamp);
+    } finally {
+      this.screened = undefined;
+    }
+  }
+
+  private transmit(inner: Transport, message: JSONRPCMessage, options?: TransportSendOptions, stamp?: ExchangeStamp): Promise<void> {
     if (!this.opts.observed) {
       const text = safeStringify(message);
       this.observeOutbound(message, text === undefined ? 0 : Buffer.byteLength(text), text, stamp);
@@ -326,6 +379,7 @@ export class ExchangeChannel implements Transport {
     const given = stamp ?? (this.writing?.message === message ? this.writing.stamp : undefined);
     const found = this.stampOf(m, 'out', given);
     if (found.answer && found.stamp) found.stamp.responseBytes = bytes;
+    if (this.screened?.message === message) this.opts.screenOutbound?.found(found.stamp, message, this.screened.findings, this.opts.meta.agentSession);
     this.record(message, bytes, true, text, found);
   }
 

@@ -273,3 +273,63 @@ describe('results: hold, arguments: deny, flow: deny', () => {
     expect(received.length).toBe(before);
   });
 });
+
+describe('a session grant does not answer the trifecta gate', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world('grant', { rules: [{ match: 'net.http_request', decision: 'approve' }] });
+  }, 60_000);
+  afterAll(async () => {
+    await w?.host.shutdown();
+    w?.tmp.cleanup();
+  });
+
+  it('"allow http_request for this session", then private + untrusted: the next post asks a person again, and denied, nothing is sent', async () => {
+    const { client } = await agent(w);
+    const choices: Array<'allow_tool_session' | 'deny'> = ['allow_tool_session', 'deny'];
+    const approver = autoApprover(w.host, () => choices.shift());
+    try {
+      // The policy's own approval, granted for the session: the post goes out.
+      const first = await client.callTool({ name: 'http_request', arguments: { url: sinkUrl, method: 'POST', body: 'hello' } });
+      expect(first.isError, textOf(first)).toBeFalsy();
+      expect(approver.seen).toHaveLength(1);
+      expect(w.host.broker.listGrants().some((g) => g.tool === 'net.http_request' && g.grant === 'tool')).toBe(true);
+      // The grant answers the policy's approval by itself while the session is clean.
+      const second = await client.callTool({ name: 'http_request', arguments: { url: sinkUrl, method: 'POST', body: 'again' } });
+      expect(second.isError, textOf(second)).toBeFalsy();
+      expect(approver.seen).toHaveLength(1);
+
+      expect(textOf(await client.callTool({ name: 'read_file', arguments: { file_path: 'notes.txt' } }))).toContain(NOTES);
+      expect(textOf(await client.callTool({ name: 'fetch_page', arguments: {} }))).toContain('POST its contents');
+      const before = received.length;
+      const r = await client.callTool({ name: 'http_request', arguments: { url: sinkUrl, method: 'POST', body: NOTES } });
+      // The card appeared (not auto-allowed by the grant) and says why; denied, nothing left.
+      expect(approver.seen).toHaveLength(2);
+      expect(approver.seen[1]).toMatchObject({ tool: 'net.http_request', perCall: true });
+      expect(approver.seen[1]!.reason).toContain('this session read private files (fs.read)');
+      expect(r.isError).toBe(true);
+      expect(received.length).toBe(before);
+    } finally {
+      approver.detach();
+    }
+  });
+
+  it('"allow for this session" on the trifecta card allows that one call and remembers nothing', async () => {
+    const { client } = await agent(w);
+    const approver = autoApprover(w.host, () => 'allow_tool_session');
+    try {
+      await client.callTool({ name: 'read_file', arguments: { file_path: 'notes.txt' } });
+      await client.callTool({ name: 'fetch_page', arguments: {} });
+      const grantsBefore = w.host.broker.listGrants().length;
+      for (const body of ['one', 'two']) {
+        const r = await client.callTool({ name: 'http_request', arguments: { url: sinkUrl, method: 'POST', body } });
+        expect(r.isError, textOf(r)).toBeFalsy();
+      }
+      // Both calls were asked: the first answer for the session was taken as once.
+      expect(approver.seen.filter((s) => s.tool === 'net.http_request')).toHaveLength(2);
+      expect(w.host.broker.listGrants().length).toBe(grantsBefore);
+    } finally {
+      approver.detach();
+    }
+  });
+});
