@@ -12,6 +12,9 @@
 // group and to every descendant: the init's death ends the whole namespace (setsid daemons
 // included), and --die-with-parent takes it even when only bwrap was reached.
 import { readdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+
+const osSignals: Record<string, number> = constants.signals;
 
 interface ProcEntry {
   pid: number;
@@ -94,4 +97,17 @@ export function signalSandboxedGroup(pgid: number, signal: NodeJS.Signals): void
       process.kill(pid, signal);
     } catch {}
   }
+}
+
+/**
+ * The server's own exit, from what its wrapper reported. bwrap (outer and init) and `docker run`
+ * are not killed with the server: they exit with 128 + n when the process they watch dies of
+ * signal n (bubblewrap's propagate_exit_status). So a SIGKILLed server, the OOM killer's victim
+ * included, reads as a kill by that signal, as a shell reports it, and not as "code 137".
+ */
+export function serverExit(kind: string, code: number | null, signal: NodeJS.Signals | null): { code: number | null; signal: NodeJS.Signals | null } {
+  if (signal || code === null || (kind !== 'bubblewrap' && kind !== 'container')) return { code, signal };
+  const n = code - 128;
+  const name = n > 0 ? Object.entries(osSignals).find(([, v]) => v === n)?.[0] : undefined;
+  return name ? { code: null, signal: name as NodeJS.Signals } : { code, signal };
 }

@@ -11,7 +11,7 @@ import { bundledBinEntry } from './bundled-bins';
 import { CommandNotFoundError, resolveCommand } from '../sandbox/shell-path';
 import { quoteArg } from './quote-arg';
 import { spawnSandboxed, type SandboxedRun } from '../sandbox/spawn-sandboxed';
-import { signalSandboxedGroup } from '../sandbox/signal-tree';
+import { serverExit, signalSandboxedGroup } from '../sandbox/signal-tree';
 import type { RunInfo } from './managed-server-options';
 
 /** After a child exits, how long its stderr may take to deliver its last lines. */
@@ -127,7 +127,10 @@ export function spawnServerChild(
     on.log(`[gatehouse] spawn failed: ${err.message}`);
     on.exited(`spawn failed: ${err.message}`, null, null);
   });
-  watchChild(child, opts.redactor, on.log, (code, signal) => on.exited(describeExit(code, signal), code, signal));
+  watchChild(child, opts.redactor, on.log, (rawCode, rawSignal) => {
+    const { code, signal } = serverExit(boxed.kind, rawCode, rawSignal);
+    on.exited(describeExit(code, signal), code, signal);
+  });
   return { child, boxed, runInfo };
 }
 
