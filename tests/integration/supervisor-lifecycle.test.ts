@@ -112,7 +112,7 @@ describe('crash and restart', () => {
 describe('a server killed by a signal', () => {
   it('inside bubblewrap it reads as killed by that signal, not as the wrapper\'s code 137', async () => {
     const { server, seen } = await launchOne({ args: [raw], restart: { ...FAST_RESTART, max_restarts: 0 } });
-    expect(server.status().sandboxRun?.kind).toBe('bubblewrap');
+    expect(server.status().sandbox?.kind).toBe('bubblewrap');
     void server.client!.request({ method: 'tools/call', params: { name: 'die', arguments: { signal: 'SIGKILL' } } }, CallToolResultSchema).catch(() => {});
     await waitFor(() => server.status().lastExit !== undefined, { what: 'the run ended' });
     expect(server.status().lastExit).toMatchObject({ code: null, signal: 'SIGKILL' });
