@@ -292,10 +292,10 @@ export class CallPipeline {
     return this.callTool(ex, name, (inner as Record<string, unknown> | undefined) ?? {}, meta, progress);
   }
 
-  /** prompts/get and resources/read under their policy (forward-policy.ts); completion/complete forwarded as it is. */
+  /** prompts/get, resources/read and completion/complete under the policy of what they read (forward-policy.ts). */
   async forward(ex: Exchange, serverId: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     this.ports.table.update(ex, { server: serverId });
-    await governForward(this.ports, ex, serverId, method, params);
+    if ((await governForward(this.ports, ex, serverId, method, params)) === 'no_values') return { completion: { values: [], total: 0, hasMore: false } };
     const upstream = this.ports.upstream(serverId);
     if ('unavailable' in upstream) {
       this.ports.table.close(ex, 'unavailable', { error: upstream.unavailable });

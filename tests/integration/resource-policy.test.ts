@@ -1,8 +1,9 @@
 // Policy for resources/read and prompts/get through the real gateway in front of a real
 // server-everything (docs/gateway.md "Resources and prompts under policy"): an agent's read
 // denied by a rule (both protocol eras), approved by a person through the host API, timing out
-// to a denial; a prompt get asked of a person; the window's own reads treated the same; every
-// decision in the audit store with who decided; the default (allow) unchanged for the rest.
+// to a denial; a prompt get asked of a person; the window's own reads treated the same; a
+// completion decided by the rules of what it completes; every decision in the audit store with
+// who decided; the default (allow) unchanged for the rest.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,6 +29,9 @@ policy:
     - { resource: "demo://resource/dynamic/text/2", decision: approve }
     - { prompt: args-prompt, args: { city: { pattern: "Paris" } }, decision: allow }
     - { prompt: args-prompt, decision: approve }
+    - { resource: "demo://resource/dynamic/blob/**", decision: deny, reason: blobs are private }
+    - { prompt: completable-prompt, args: { department: { pattern: "Engineering" } }, decision: deny, reason: engineering is private }
+    - { prompt: completable-prompt, decision: approve }
 `;
 
 let tmp: ReturnType<typeof tempDir>;
@@ -152,6 +156,36 @@ describe('prompts/get under policy', () => {
     await expect(getting).rejects.toThrow(/DENY: denied by/);
     const d = await waitFor(() => decisionsFor('prompt:everything.args-prompt').find((x) => x.outcome === 'denied'), 'the denial in the audit');
     expect(d).toMatchObject({ decision: 'APPROVAL', rule: 'policy.rules[3]' });
+  });
+});
+
+describe('completion/complete under the policy of what it completes', () => {
+  const upstreamCompletions = () => host.tap.snapshot().filter((e) => e.direction === 'gateway_to_server' && e.method === 'completion/complete').length;
+
+  it('a template no rule matches completes as before', async () => {
+    const r = await agent.complete({ ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' }, argument: { name: 'resourceId', value: '5' } });
+    expect(r.completion.values).toEqual(['5']);
+  });
+
+  it("a denied template's completions are a DENY naming it, and never reach the server", async () => {
+    const before = upstreamCompletions();
+    await expect(agent.complete({ ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/blob/{resourceId}' }, argument: { name: 'resourceId', value: '' } })).rejects.toThrow(
+      /DENY: completions for resource:demo:\/\/resource\/dynamic\/blob\/\{resourceId\}: blobs are private/,
+    );
+    // args: constraints see the arguments typed so far (context) and the value being completed.
+    await expect(agent.complete({ ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Engineering' } } })).rejects.toThrow(/engineering is private/);
+    expect(upstreamCompletions()).toBe(before);
+  });
+
+  it('a prompt that needs approval completes with no values, asks nobody, and says why in the audit', async () => {
+    const before = upstreamCompletions();
+    const r = await agent.complete({ ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'S' } });
+    expect(r.completion.values).toEqual([]);
+    expect(upstreamCompletions()).toBe(before);
+    expect((await api.handle('approvals:list', {})) as unknown[]).toEqual([]);
+    const d = await waitFor(() => decisionsFor('prompt:everything.completable-prompt').find((x) => x.outcome === 'declined'), 'the withheld completion in the audit');
+    expect(d).toMatchObject({ decision: 'APPROVAL', rule: 'policy.rules[6]', args: { department: 'S' } });
+    expect(d.reason).toMatch(/not forwarded: it needs approval/);
   });
 });
 
