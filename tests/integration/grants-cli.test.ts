@@ -3,7 +3,7 @@
 // for the session (narrowed to a pattern), the bundled CLI in a child process listing it and
 // revoking it (the next call asks again). Then the boundary, from inside real sandboxes: a
 // bubblewrap server does not even see the socket; a Landlock server (where bwrap is refused),
-// which can reach it by path, is refused by the host. And `gatehouse launch` itself opens it.
+// which can reach it by path, is refused by the host. And `gatehouse launch` and `serve` open it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -147,14 +147,10 @@ describe('gatehouse grants against a running host', () => {
   });
 });
 
-describe('gatehouse launch opens the grants socket', () => {
-  it('a terminal reaches a running `gatehouse launch` and hears it has no grants yet', async () => {
-    const tmp = tempDir('gh-grants-launch-');
-    cleanups.push(tmp.cleanup);
-    const dataDir = path.join(tmp.dir, 'data');
-    const file = writeProfile(tmp.dir, PROFILE);
-    pinProfile(dataDir, file);
-    const child = spawn(process.execPath, [bundle.entry('cli'), 'launch', '--profile', file, '--no-http', '--no-approver', '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+describe('the host shells open the grants socket', () => {
+  /** Starts a `gatehouse` host command and waits for its ready line on stderr. */
+  async function startShell(dataDir: string, args: string[], ready: string): Promise<void> {
+    const child = spawn(process.execPath, [bundle.entry('cli'), ...args, '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -162,8 +158,28 @@ describe('gatehouse launch opens the grants socket', () => {
       child.kill('SIGTERM');
       await exited;
     });
-    await waitFor(() => stderr.includes('press Ctrl-C'), `gatehouse launch ready (stderr so far: ${stderr})`, 60_000);
+    await waitFor(() => stderr.includes(ready), `gatehouse ${args[0]} ready (stderr so far: ${stderr})`, 60_000);
+  }
+
+  it('a terminal reaches a running `gatehouse launch` and hears it has no grants yet', async () => {
+    const tmp = tempDir('gh-grants-launch-');
+    cleanups.push(tmp.cleanup);
+    const dataDir = path.join(tmp.dir, 'data');
+    const file = writeProfile(tmp.dir, PROFILE);
+    pinProfile(dataDir, file);
+    await startShell(dataDir, ['launch', '--profile', file, '--no-http', '--no-approver'], 'press Ctrl-C');
     expect(await cli(dataDir, 'list', '--json')).toMatchObject({ code: 0, stdout: '[]\n' });
+  }, 90_000);
+
+  it('and a running `gatehouse serve`; after it stops, the terminal hears no host runs', async () => {
+    const tmp = tempDir('gh-grants-serve-');
+    cleanups.push(tmp.cleanup);
+    const dataDir = path.join(tmp.dir, 'data');
+    await startShell(dataDir, ['serve', '--port', '0'], 'press Ctrl-C');
+    expect(await cli(dataDir, 'list')).toMatchObject({ code: 0, stdout: 'no session grants (every call that needs approval asks)\n' });
+    for (const c of cleanups.splice(-1)) await c();
+    expect(existsSync(grantsSocketPath(dataDir)), 'the socket goes away with the serve').toBe(false);
+    expect(await cli(dataDir, 'list')).toMatchObject({ code: 1, stderr: expect.stringContaining('no Gatehouse host is running') });
   }, 90_000);
 });
 
