@@ -335,6 +335,8 @@ export const SessionGrantSchema = z.object({
   id: z.string(),
   session: z.string(),
   agentSession: z.string().optional(),
+  /** The agent whose call was granted, as its approval card named it (main/gateway/agent-label.ts). */
+  agentName: z.string().optional(),
   grant: z.enum(['action', 'tool', 'pattern']),
   /** The approval's kind (tool, sampling, elicitation): a grant answers only its own kind. */
   approvalKind: z.string(),

@@ -284,7 +284,7 @@ export class ApprovalBroker {
         const ok = this.settle(id, { approved: true, how: 'session', by, reason: `allowed for this session (same arguments) by ${by}${note}` });
         // Without a fingerprint there is nothing safe to remember: it stays a one-off.
         if (request.fingerprint !== undefined) {
-          this.grants.add(entry.grantScope, { grant: 'action', approvalKind: request.kind, tool: request.tool, by, fingerprint: request.fingerprint, args: request.args });
+          this.grants.add(entry.grantScope, { grant: 'action', approvalKind: request.kind, tool: request.tool, by, fingerprint: request.fingerprint, args: request.args, ...named(request) });
         }
         this.settleGranted(entry.grantScope);
         return ok;
@@ -302,7 +302,7 @@ export class ApprovalBroker {
         }
         const what = narrow ? `${request.tool} with ${narrow.arg} matching ${narrow.pattern}` : request.tool;
         const ok = this.settle(id, { approved: true, how: 'tool_session', by, reason: `${what} allowed for this session by ${by}${note}` });
-        this.grants.add(entry.grantScope, { grant: narrow ? 'pattern' : 'tool', approvalKind: request.kind, tool: request.tool, by, ...(narrow ? { arg: narrow.arg, pattern: narrow.pattern } : {}) });
+        this.grants.add(entry.grantScope, { grant: narrow ? 'pattern' : 'tool', approvalKind: request.kind, tool: request.tool, by, ...(narrow ? { arg: narrow.arg, pattern: narrow.pattern } : {}), ...named(request) });
         this.settleGranted(entry.grantScope);
         return ok;
       }
@@ -341,11 +341,11 @@ export class ApprovalBroker {
     if (req.perCall) return;
     const { kind = 'tool', tool } = req;
     const scope = scopeKey(req.session, req.agentSession);
-    if (how === 'tool_session') this.grants.add(scope, { grant: 'tool', approvalKind: kind, tool, by });
+    if (how === 'tool_session') this.grants.add(scope, { grant: 'tool', approvalKind: kind, tool, by, ...named(req) });
     else {
       const fingerprint = req.fingerprint ?? tryFingerprint(req.tool, req.args);
       if (fingerprint === undefined) return;
-      this.grants.add(scope, { grant: 'action', approvalKind: kind, tool, by, fingerprint, args: req.args });
+      this.grants.add(scope, { grant: 'action', approvalKind: kind, tool, by, fingerprint, args: req.args, ...named(req) });
     }
     this.settleGranted(scope);
   }
@@ -494,4 +494,9 @@ function newId(): string {
 
 function seconds(ms: number): string {
   return String(Math.round(ms / 10) / 100);
+}
+
+/** The agent a grant was made for, as its approval named it (`grants list`, the window's panel). */
+function named(req: { agentName?: string }): { agentName?: string } {
+  return req.agentName !== undefined ? { agentName: req.agentName } : {};
 }

@@ -31,7 +31,6 @@
 //    with the reason) and counted in ONE inbox notice per peer ("refused N requests from
 //    gateway pid P: limit …"), never shown as cards. Timeouts are capped by this host, and
 //    everything is cancelled when the connection drops.
-import fs from 'node:fs';
 import net from 'node:net';
 import type { ApprovalBroker, ApprovalOutcome, ApprovalRequest, AskRequest, AskResult } from './broker';
 import {
@@ -47,6 +46,7 @@ import {
   type ServerMessage,
 } from './relay-wire';
 import { peerCredentials, type PeerCredentials } from './peer-credentials';
+import { listenPrivate, prepareSocketPath, removeOwnSocket, sealSocketFile } from './socket-file';
 
 /** The longest a remote gateway may make the window wait for one answer. */
 export const RELAY_MAX_TIMEOUT_MS = 15 * 60_000;
@@ -113,7 +113,7 @@ export async function startApprovalRelay(host: ApprovalRelayHost, opts: Approval
   };
 
   if (!windows) {
-    const prepared = await prepareSocketPath(socketPath, host.dataDir);
+    const prepared = await prepareSocketPath(socketPath, host.dataDir, `another Gatehouse window already relays approvals on ${socketPath}`);
     if (prepared !== true) return inert(prepared);
   }
 
@@ -258,18 +258,12 @@ export async function startApprovalRelay(host: ApprovalRelayHost, opts: Approval
   });
 
   try {
-    await listen(server, socketPath, windows);
+    await listenPrivate(server, socketPath, windows);
   } catch (err) {
     offApprovers();
     return inert(`cannot listen on ${socketPath}: ${(err as Error).message}`);
   }
-  let inode: number | undefined;
-  if (!windows) {
-    try {
-      fs.chmodSync(socketPath, 0o600);
-      inode = fs.lstatSync(socketPath).ino;
-    } catch {}
-  }
+  const inode = windows ? undefined : sealSocketFile(socketPath);
 
   let closing: Promise<void> | undefined;
   return {
@@ -288,73 +282,11 @@ export async function startApprovalRelay(host: ApprovalRelayHost, opts: Approval
       for (const c of conns) c.socket.destroy();
       server.close();
       // Only our own socket file: never one a later window put there.
-      try {
-        if (!windows && inode !== undefined && fs.lstatSync(socketPath).ino === inode) fs.unlinkSync(socketPath);
-      } catch {}
+      if (!windows) removeOwnSocket(socketPath, inode);
     },
   };
 }
 
 function mib(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
-}
-
-/** The umask is process-wide; narrowed only for the synchronous bind so the socket is born 0600. */
-function listen(server: net.Server, socketPath: string, windows: boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error) => reject(err);
-    server.once('error', onError);
-    let old: number | undefined;
-    try {
-      if (!windows) old = process.umask(0o177);
-    } catch {
-      old = undefined; // worker threads cannot set the umask; chmod below still applies
-    }
-    try {
-      server.listen(socketPath, () => {
-        server.off('error', onError);
-        resolve();
-      });
-    } finally {
-      if (old !== undefined) process.umask(old);
-    }
-  });
-}
-
-/**
- * Makes the data dir (0700) and clears a stale socket: one nothing answers on. A socket that
- * answers belongs to another window of this data dir, which keeps it. Returns true or why not.
- */
-async function prepareSocketPath(socketPath: string, dataDir: string): Promise<true | string> {
-  try {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const st = fs.statSync(dataDir);
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return `${dataDir} belongs to another user`;
-    // Others who can write the folder could replace the socket with their own.
-    if ((st.mode & 0o022) !== 0) return `${dataDir} is writable by other users (chmod 700 it)`;
-  } catch (err) {
-    return `cannot use ${dataDir}: ${(err as Error).message}`;
-  }
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(socketPath);
-  } catch {
-    return true; // nothing there
-  }
-  if (!st.isSocket()) return `${socketPath} exists and is not a socket`;
-  const answered = await new Promise<boolean>((resolve) => {
-    const probe = net.connect(socketPath);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
-  if (answered) return `another Gatehouse window already relays approvals on ${socketPath}`;
-  try {
-    fs.unlinkSync(socketPath);
-  } catch (err) {
-    return `cannot remove the stale ${socketPath}: ${(err as Error).message}`;
-  }
-  return true;
 }

@@ -16,6 +16,7 @@ const commands: Record<string, Command> = {
   connect: { summary: 'connect --profile P --client C [--url URL] [--write]   point an MCP client at the gateway', load: () => import('./connect-command') },
   auth: { summary: 'auth login|logout|status --profile P --server S | check [--headless] URL   OAuth sign-in for remote servers', load: () => import('./auth-command') },
   secrets: { summary: 'secrets set|delete|list [NAME]   the values behind ${secret:NAME}, in the OS keychain', load: () => import('./secrets-command') },
+  grants: { summary: 'grants list [--json] | revoke ID...|--all   the running host\'s "allow for this session" grants', load: () => import('./grants-command') },
   trust: { summary: 'trust list|diff|accept|reject --profile P [--server S] [--tool T] | export | import FILE   launch consent and tool pins', load: () => import('./trust-command') },
   policy: { summary: 'policy test --profile P [--policy FILE] [--since 7d] [--json]   replay recorded calls through a changed policy', load: () => import('./policy-command') },
   tools: { summary: 'tools spec --profile P [--server S]   write MCP_TOOL_SPECIFICATION.md', load: () => import('./tools-command') },

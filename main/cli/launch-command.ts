@@ -21,6 +21,7 @@ import type { SandboxedRun } from '../sandbox/spawn-sandboxed';
 import { resolveSearchPath } from '../sandbox/shell-path';
 import { appRoot } from '../paths';
 import { settleLaunchConsent } from './trust-consent';
+import { startGrantsControl } from '../approvals/grants-control';
 
 /**
  * Runs the profile's agent with its own gateway token on a pty Gatehouse owns, relayed to this
@@ -146,6 +147,9 @@ export async function run(argv: string[]): Promise<number> {
     if (tty) attachTtyApprover(host.broker, { input: tty.input, output: tty.output });
     else log('gatehouse: no terminal to ask on: calls that need approval will be denied');
   }
+  // `gatehouse grants list|revoke` in another terminal sees and takes back this host's session grants.
+  const grants = await startGrantsControl(host, { log });
+  process.on('exit', () => grants.closeSync());
   log(`gatehouse: launching profile '${profile.name}' (${profile.file})`);
   const launch = await host.launch(profile, {
     toolSurface: surface,

@@ -13,6 +13,7 @@ import { startWebServer } from '../web/server';
 import { formatStatus, installShutdown } from './host-lifecycle';
 import { HELP, parseCommandArgs, parsePort, UsageExit } from './args';
 import { startApprovalRelay } from '../approvals/relay-server';
+import { startGrantsControl } from '../approvals/grants-control';
 import { createLoginCodeSink, readLoginUrl } from '../web/login-code-sink';
 import { dataDir as defaultDataDir } from '../paths';
 
@@ -68,6 +69,9 @@ export async function run(argv: string[]): Promise<number> {
   if (relay.path) log(`gatehouse: approvals from gatehouse gateway processes come here (${relay.path})`);
   // installShutdown ends with process.exit: take the socket file away with us.
   process.on('exit', () => relay.closeSync());
+  // `gatehouse grants list|revoke` in a terminal sees and takes back this host's session grants.
+  const grants = await startGrantsControl(host, { log });
+  process.on('exit', () => grants.closeSync());
   host.on('server-status', (_launch, s) => log(formatStatus(s)));
 
   if (args.profile) {
@@ -80,6 +84,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`${err instanceof ProfileError ? err.message : `gatehouse serve: cannot launch '${args.profile}': ${(err as Error).message}`}\n`);
       dispatcher.close();
       await relay.close();
+      await grants.close();
       await web.close();
       codes.closeSync();
       await host.shutdown('profile refused');

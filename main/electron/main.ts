@@ -17,6 +17,8 @@ import { parseArgs } from 'node:util';
 import { Host } from '../host';
 import { appRoot, dataDir as cliDataDir } from '../paths';
 import { relaySocketPath } from '../approvals/relay-wire';
+import { startGrantsControl, type GrantsControl } from '../approvals/grants-control';
+import { grantsSocketPath } from '../approvals/grants-wire';
 import { createHostApiDispatcher, type HostApiDispatcher } from '../api/dispatcher';
 import { ProfileError } from '../profiles/profile-error';
 import { killAllTrackedGroups } from '../supervisor/reaper';
@@ -65,6 +67,8 @@ let ipc: HostApiIpc | undefined;
 let mainWindow: BrowserWindow | undefined;
 /** Approvals of `gatehouse gateway` processes of this data dir come to this window (relay-server.ts). */
 let relay: ApprovalRelay | undefined;
+/** `gatehouse grants list|revoke` in a terminal reaches this window's session grants (grants-control.ts). */
+let grantsControl: GrantsControl | undefined;
 const notifications = new Map<string, Notification>();
 
 if (!app.requestSingleInstanceLock()) {
@@ -91,6 +95,8 @@ async function start(): Promise<void> {
   // has no way to know the app's userData folder.
   mkdirSync(cliDataDir(process.env), { recursive: true, mode: 0o700 });
   relay = await startApprovalRelay(host, { socketPath: relaySocketPath(cliDataDir(process.env)), log: (line) => process.stderr.write(`${line}\n`) });
+  // Beside the relay, for the same reason: `gatehouse grants` looks in the CLI's data dir.
+  grantsControl = await startGrantsControl(host, { socketPath: grantsSocketPath(cliDataDir(process.env)), log: (line) => process.stderr.write(`${line}\n`) });
 
   const { profile } = cliArgs();
   if (profile) {
@@ -307,6 +313,7 @@ app.on('before-quit', (event) => {
       // Whatever is still tracked (timeout or failure) must not outlive the app.
       killAllTrackedGroups();
       relay?.closeSync();
+      grantsControl?.closeSync();
       dispatcher?.close();
       ipc?.dispose();
       // exit, not quit: before-quit has already run, and the host is gone.

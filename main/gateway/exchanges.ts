@@ -30,7 +30,7 @@ export interface Exchange extends ExchangeStamp {
   /** Launch session. */
   session: string;
   agentSession?: string;
-  /** The agent's name and version (session-setup.ts agentNaming): Traffic, approvals, audit and policy `agents:`. */
+  /** The agent's name and version (agent-label.ts agentNaming, one rule for both eras): Traffic, approvals, audit and policy `agents:`. */
   agentName?: string;
   agentVersion?: string;
   /** The agent's JSON-RPC id (absent for console calls and legacy envelopes). */

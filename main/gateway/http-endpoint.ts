@@ -27,6 +27,7 @@ import type { Redactor } from '../secrets/redactor';
 import type { Gateway } from './gateway';
 import { isNewEraRequest } from './era';
 import { serveNewEraHttp } from './new-era-http';
+import { agentTokenLabel, tokenTag } from './agent-label';
 import { answerBodyError, applyConnectionLimits, DEFAULT_HTTP_LIMITS, HttpBodyError, parseRpcText, readLimitedBody, type HttpLimits } from './http-limits';
 
 export interface HttpEndpointOptions {
@@ -46,13 +47,6 @@ export interface HttpEndpointOptions {
   agentToken?: (token: string) => string | undefined;
 }
 
-const AGENT_LABEL = 'agent:';
-
-/** What a token label says about the sessions it opens: a terminal's, or a named agent's. */
-function sessionTag(label: string): { terminal?: string; agent?: string } {
-  if (!label) return {};
-  return label.startsWith(AGENT_LABEL) ? { agent: label.slice(AGENT_LABEL.length) } : { terminal: label };
-}
 
 export interface HttpEndpoint {
   url: string;
@@ -253,7 +247,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     const bearer = req.headers.authorization?.startsWith('Bearer ') ? req.headers.authorization.slice(7).trim() : undefined;
     if (label === undefined && bearer && opts.agentToken) {
       const agent = opts.agentToken(bearer);
-      if (agent !== undefined) label = `${AGENT_LABEL}${agent}`;
+      if (agent !== undefined) label = agentTokenLabel(agent);
     }
     if (label === undefined) {
       return rpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="gatehouse"', connection: 'close' });
@@ -305,7 +299,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
       }),
       () => sessions.delete(id),
     );
-    await connectSession(transport, { id, transport: 'streamable-http', ...sessionTag(label) });
+    await connectSession(transport, { id, transport: 'streamable-http', ...tokenTag(label) });
     await transport.handle(req, res, body, text);
     // Refused before it initialized (a wrong Accept header, a bad body): the gateway session that
     // connectSession opened for it must not stay behind (found in review).
@@ -317,7 +311,7 @@ export async function startHttpEndpoint(opts: HttpEndpointOptions): Promise<Http
     const transport = new SSEServerTransport('/messages', res);
     const id = transport.sessionId;
     sessions.set(id, { id, label, transport, lastActive: Date.now() });
-    await connectSession(transport, { id, transport: 'sse', ...sessionTag(label) });
+    await connectSession(transport, { id, transport: 'sse', ...tokenTag(label) });
     // The channel took over the transport's onclose: chain on it.
     const tappedClose = transport.onclose;
     transport.onclose = () => {

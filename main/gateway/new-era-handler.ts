@@ -40,7 +40,7 @@ import { CAPABILITIES_TOOL, advertisedTools } from './tool-surface';
 import { toAdvertised } from '../protocol/tool-names';
 import type { ProgressSink } from './call-pipeline';
 import type { Redactor } from '../secrets/redactor';
-import { agentLabel } from './agent-label';
+import { agentNaming } from './agent-label';
 import { carryScreened } from '../data/data-guard';
 
 /** Lists the gateway aggregates are fresh this long while no server is starting (it announces changes on listen streams). */
@@ -63,7 +63,7 @@ export interface NewEraDeps {
   runForwarded(ex: Exchange, method: string, params: Record<string, unknown>, progress: (token: string | number) => ProgressSink): Promise<Record<string, unknown>>;
   upstreamRequest(serverId: string, method: string, params: Record<string, unknown>): Promise<unknown>;
   /** A stateless agent (HTTP, one per token) seen for the first time: announced like a session. */
-  agentSeen?(info: { id: string; terminal?: string; client?: { name: string; version: string }; protocolVersion: string }): void;
+  agentSeen?(info: { id: string; terminal?: string; agent?: string; client?: { name: string; version: string }; protocolVersion: string }): void;
   holdMs?: number;
   /** Redacts what the agent says of itself (its clientInfo) before an exchange carries it. */
   redactor?: Redactor;
@@ -78,8 +78,10 @@ export interface NewEraContext {
   /** MCP-Protocol-Version as sent (HTTP only). */
   headerVersion?: string;
   forwardHeaders?: Record<string, string>;
-  /** The token label over HTTP ('' for the main token), to name the stateless agent by its terminal. */
+  /** The terminal whose token it presented (HTTP), to name the stateless agent by its terminal. */
   terminal?: string;
+  /** The minted per-agent token's name it presented (agent-tokens.ts): names it over any `_meta` clientInfo. */
+  agent?: string;
   /** The HTTP status the answer goes out with (HTTP only). */
   status?(id: RequestId, status: number): void;
   /** Called once the request's stream ends (HTTP: the response closed; stdio: the session ended). */
@@ -142,7 +144,7 @@ export class NewEraHandler {
     if (ctx.perRequest && !this.seen.has(ctx.agentSession)) {
       this.seen.add(ctx.agentSession);
       const client = era.clientInfo && typeof era.clientInfo.name === 'string' ? { name: era.clientInfo.name, version: String(era.clientInfo.version ?? '') } : undefined;
-      this.deps.agentSeen?.({ id: ctx.agentSession, ...(ctx.terminal ? { terminal: ctx.terminal } : {}), ...(client ? { client } : {}), protocolVersion: era.protocolVersion });
+      this.deps.agentSeen?.({ id: ctx.agentSession, ...(ctx.terminal ? { terminal: ctx.terminal } : {}), ...(ctx.agent ? { agent: ctx.agent } : {}), ...(client ? { client } : {}), protocolVersion: era.protocolVersion });
     }
     const offeredBy = FORWARDED[msg.method];
     if (!offeredBy) return { handle: () => void this.serveOwn(msg, era, channel, ctx).then(answer) };
@@ -170,8 +172,9 @@ export class NewEraHandler {
       kind: 'call',
       session: this.deps.session,
       agentSession: ctx.agentSession,
-      // Per request: stateless clients behind one token share an agentSession, each says who it is.
-      ...agentLabel(era.clientInfo, this.deps.redactor),
+      // Per request: stateless clients behind one token share an agentSession, each says who it is
+      // (unless the token names the agent: agent-label.ts agentNaming, the rule old-era sessions follow).
+      ...agentNaming({ agent: ctx.agent, client: era.clientInfo }, this.deps.redactor),
       downstreamId: msg.id,
       method: msg.method,
       agentEra: era.protocolVersion,

@@ -11,7 +11,7 @@ import { sendText, type RawTextInfo, type TextSendOptions } from '../protocol/js
 import type { TrafficTap } from '../protocol/traffic-tap';
 import type { Redactor } from '../secrets/redactor';
 import { checkHeaders, isEraFault, statusForError } from './era';
-import { labelledTap } from './agent-label';
+import { labelledTap, tokenTag } from './agent-label';
 import type { NewEraHandler } from './new-era-handler';
 
 /** The transport under one new-era POST: delivers its one request, writes what the channel sends. */
@@ -132,10 +132,12 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
   // a data directory (a gateway restarted, several launches of one host) from claiming the same
   // agent row in the audit store.
   const agentSession = `stateless-${opts.label || 'main'}-${opts.session.slice(0, 8)}`;
+  const tag = tokenTag(opts.label);
   const transport = new OneShotTransport(res, request.id);
   const channel: ExchangeChannel = new ExchangeChannel({
-    // Each stateless request names its client in `_meta`: its record and its answer carry the name.
-    tap: labelledTap(opts.tap, () => ({}), opts.redactor),
+    // Each stateless request names its client in `_meta`: its record and its answer carry the name
+    // (a per-agent token's name instead, as for every other call: agent-label.ts agentNaming).
+    tap: labelledTap(opts.tap, () => (tag.agent !== undefined ? { agentName: tag.agent } : {}), opts.redactor, () => tag.agent),
     meta: { session: opts.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
     redactor: opts.redactor,
     // What the agent gets is redacted here, as on a session's channel (session-setup.ts).
@@ -153,7 +155,7 @@ export async function serveNewEraHttp(req: http.IncomingMessage, res: http.Serve
           status: (id, status) => transport.status(id, status),
           onClosed: (fn) => transport.onClosed(fn),
           perRequest: true,
-          terminal: opts.label,
+          ...tag,
         }),
     },
   });

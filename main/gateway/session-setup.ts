@@ -41,7 +41,7 @@ import { toAdvertised } from '../protocol/tool-names';
 import type { ProgressSink } from './call-pipeline';
 import { isNewEraRequest, isNewEraVersion } from './era';
 import { NewEraHandler } from './new-era-handler';
-import { agentLabel, labelledTap, type AgentLabel } from './agent-label';
+import { agentNaming, labelledTap, type AgentLabel } from './agent-label';
 
 export interface AgentSessionInfo {
   id: string;
@@ -72,15 +72,6 @@ interface SessionState extends RoutedSession {
   initialized: boolean;
   /** The client's name and version as records and exchanges carry them (agent-label.ts). */
   label: AgentLabel;
-}
-
-/**
- * How an agent is named on its calls: the per-agent token's name when it has one (the agent
- * cannot choose it), else the name it declared in clientInfo; the version is clientInfo's.
- */
-export function agentNaming(info: Pick<AgentSessionInfo, 'agent' | 'client'>): { agentName?: string; agentVersion?: string } {
-  const name = info.agent ?? info.client?.name;
-  return { ...(name ? { agentName: name } : {}), ...(info.client?.version ? { agentVersion: info.client.version } : {}) };
 }
 
 const LOG_SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
@@ -147,7 +138,7 @@ export class Sessions implements SessionsPort {
       settled: () => deps.settled?.() ?? true,
       runForwarded: (ex, method, params, progress) => this.runForwarded(ex, method, params, progress),
       upstreamRequest: (id, method, params) => deps.upstreamRequest(id, method, params),
-      agentSeen: (a) => deps.sessionEvent({ id: a.id, transport: 'streamable-http', startedAt: Date.now(), protocolVersion: a.protocolVersion, ...(a.terminal ? { terminal: a.terminal } : {}), ...(a.client ? { client: a.client } : {}) }),
+      agentSeen: (a) => deps.sessionEvent({ id: a.id, transport: 'streamable-http', startedAt: Date.now(), protocolVersion: a.protocolVersion, ...(a.terminal ? { terminal: a.terminal } : {}), ...(a.agent ? { agent: a.agent } : {}), ...(a.client ? { client: a.client } : {}) }),
       holdMs: deps.inputHoldMs,
       redactor: deps.profile.redactor,
     });
@@ -178,7 +169,7 @@ export class Sessions implements SessionsPort {
       },
     );
     const channel: ExchangeChannel = new ExchangeChannel({
-      tap: labelledTap(opts.tap, () => state.label, this.deps.profile.redactor),
+      tap: labelledTap(opts.tap, () => state.label, this.deps.profile.redactor, () => state.info.agent),
       meta: { session: this.deps.session, agentSession, inbound: 'agent_to_gateway', outbound: 'gateway_to_agent' },
       redactor: opts.redactor,
       // Every message this session's agent gets passes the profile's redactor (docs/security.md, "Secrets").
@@ -197,13 +188,13 @@ export class Sessions implements SessionsPort {
       lastActive: Date.now(),
       closers: [],
       initialized: false,
-      label: agentLabel(info.client, this.deps.profile.redactor),
+      label: agentNaming(info, this.deps.profile.redactor),
     };
     this.sessions.set(agentSession, state);
     server.oninitialized = () => {
       state.initialized = true;
       state.info.client = server.getClientVersion() ?? state.info.client;
-      state.label = agentLabel(state.info.client, this.deps.profile.redactor);
+      state.label = agentNaming(state.info, this.deps.profile.redactor);
       this.deps.sessionEvent(state.info);
     };
     server.onclose = () => {
@@ -234,7 +225,7 @@ export class Sessions implements SessionsPort {
       request: (msg) => {
         // Per request, as MCP 2026-07-28 says: one carrying its version in _meta is new-era (stdio, or an HTTP session's stream).
         if (isNewEraRequest(msg)) {
-          return this.newEra.route(msg, channel(), { caller: agentSession, agentSession, onClosed: (fn) => state().closers.push(fn) });
+          return this.newEra.route(msg, channel(), { caller: agentSession, agentSession, ...(state().info.agent !== undefined ? { agent: state().info.agent } : {}), onClosed: (fn) => state().closers.push(fn) });
         }
         if (msg.method === 'initialize') {
           // The version the SDK Server will answer with (it keeps it to itself): the requested one when supported, else its latest.
@@ -242,13 +233,13 @@ export class Sessions implements SessionsPort {
           state().info.protocolVersion = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
           // Known from here on, before the SDK answers: the initialize's own answer is labelled too.
           const client = (msg.params as { clientInfo?: Implementation } | undefined)?.clientInfo;
-          if (client) state().label = agentLabel(client, this.deps.profile.redactor);
+          if (client) state().label = agentNaming({ agent: state().info.agent, client }, this.deps.profile.redactor);
           return undefined;
         }
         const capability = FORWARDED[msg.method];
         if (!capability || !capabilities[capability]) return undefined;
         const era = state().info.protocolVersion;
-        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method, ...(era ? { agentEra: era } : {}), ...agentNaming(state().info) });
+        const ex = table.openExchange({ kind: 'call', session: this.deps.session, agentSession, downstreamId: msg.id, method: msg.method, ...(era ? { agentEra: era } : {}), ...state().label });
         return { stamp: ex, handle: (m) => void this.serve(agentSession, ex, m) };
       },
       notification: (msg) => {

@@ -8,6 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Host } from '../../main/host';
 import { startApprovalRelay } from '../../main/approvals/relay-server';
+import { startGrantsControl } from '../../main/approvals/grants-control';
 import { relaySocketPath } from '../../main/approvals/relay-wire';
 import { createHostApiDispatcher } from '../../main/api/dispatcher';
 import { startWebServer } from '../../main/web/server';
@@ -34,6 +35,8 @@ async function runAgent(sandboxYaml: string): Promise<{ out: Record<string, Atte
   cleanups.push(() => host.shutdown());
   const relay = await startApprovalRelay(host);
   cleanups.push(() => relay.close());
+  const grants = await startGrantsControl(host);
+  cleanups.push(() => grants.close());
   const web = await startWebServer({ dispatcher: createHostApiDispatcher(host, { shell: 'web' }), rendererDir: path.join(appRoot(), 'out', 'renderer'), port: 0 });
   cleanups.push(() => web.close());
   // The relay and the web shell are really there, for an unsandboxed process.
@@ -81,6 +84,8 @@ describe('an agent terminal in its sandbox (strict, the default)', () => {
     // Only the mount point of its own run folder (its generated config) shows; no audit store, no socket.
     expect(out.dataDir).toSatisfy((r: Attempt) => !r.ok || (Array.isArray(r.value) && r.value.every((n) => n === 'run')));
     expect(out.relay).toMatchObject({ ok: false });
+    // The grants control socket is in the hidden data dir: not there at all.
+    expect(out.grants).toMatchObject({ ok: false, code: 'ENOENT' });
     expect(out.web).toMatchObject({ ok: false, code: 'ECONNREFUSED' });
     expect(out.gateway).toEqual({ ok: true, value: 'gateway works\n' });
   }, 90_000);
@@ -91,6 +96,7 @@ describe('an agent terminal in its sandbox (strict, the default)', () => {
     expect(out.environ!.ok).toBe(true);
     expect(out.procEnvirons).toBeGreaterThan(0);
     expect(out.relay).toMatchObject({ ok: true });
+    expect(out.grants).toMatchObject({ ok: true, value: { ok: true, revoked: [] } });
     expect(out.web).toMatchObject({ ok: true });
     expect(out.gateway).toEqual({ ok: true, value: 'gateway works\n' });
   }, 90_000);

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Host } from '../../main/host';
 import { startApprovalRelay } from '../../main/approvals/relay-server';
+import { startGrantsControl } from '../../main/approvals/grants-control';
 import { relaySocketPath } from '../../main/approvals/relay-wire';
 import { createHostApiDispatcher } from '../../main/api/dispatcher';
 import { startWebServer } from '../../main/web/server';
@@ -34,6 +35,8 @@ describe.skipIf(!existsSync(landlockLauncherPath(process.env)))('an agent termin
     cleanups.push(() => host.shutdown());
     const relay = await startApprovalRelay(host);
     cleanups.push(() => relay.close());
+    const grants = await startGrantsControl(host);
+    cleanups.push(() => grants.close());
     const web = await startWebServer({ dispatcher: createHostApiDispatcher(host, { shell: 'web' }), rendererDir: path.join(appRoot(), 'out', 'renderer'), port: 0 });
     cleanups.push(() => web.close());
     expect(readdirSync(dataDir).length).toBeGreaterThan(0);
@@ -71,6 +74,8 @@ agent:
     expect(out.ppidEnviron!.value ?? false).toBe(false);
     expect(out.procEnvirons).toBe(0);
     expect(out.dataDir).toMatchObject({ ok: false, code: 'EACCES' });
+    // The grants control socket connects by path under Landlock; the host refuses the agent as sandboxed.
+    expect(out.grants).toMatchObject({ ok: true, value: { ok: false, error: expect.stringMatching(/^refused: a sandboxed process cannot use this socket/) } });
     // Only the gateway's port is granted (a Landlock TCP connect rule): the web shell's is refused.
     expect(out.web).toMatchObject({ ok: false, code: 'EACCES' });
     expect(out.gateway).toEqual({ ok: true, value: 'gateway works\n' });

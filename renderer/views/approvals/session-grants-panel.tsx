@@ -51,7 +51,7 @@ export function SessionGrantsPanel({ refreshKey }: { refreshKey: number }) {
       ) : (
         <table className="table">
           <thead>
-            <tr><th>Since</th><th>Tool</th><th>Covers</th><th>Agent session</th><th>By</th><th /></tr>
+            <tr><th>Since</th><th>Tool</th><th>Covers</th><th>Agent</th><th>By</th><th /></tr>
           </thead>
           <tbody>
             {grants.map((g) => (
@@ -59,7 +59,7 @@ export function SessionGrantsPanel({ refreshKey }: { refreshKey: number }) {
                 <td><Timestamp ts={g.createdAt} /></td>
                 <td className="mono">{g.tool}</td>
                 <td className="cell-wrap">{covers(g)}</td>
-                <td className="mono">{g.agentSession ?? '—'}</td>
+                <td className="mono" title={g.agentSession}>{g.agentName ?? g.agentSession ?? '—'}</td>
                 <td>{g.by}</td>
                 <td>
                   <Button onClick={() => void revoke(g.id)} aria-label={`Revoke the grant for ${g.tool}`}>
