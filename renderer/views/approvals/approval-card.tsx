@@ -74,6 +74,9 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
   const friendly = r.advertisedName ?? r.tool;
   const KindIcon = kind === 'sampling' ? Bot : kind === 'elicitation' ? MessageSquareText : kind === 'resource' || kind === 'prompt' ? FileText : ShieldQuestion;
   const subject = subjectOf(r);
+  // The host answers "allow for session" on such a request as once (main/approvals/broker.ts), so
+  // the card does not offer what it would not do (docs/data.md "The trifecta guard").
+  const perCall = r.perCall === true;
   const heading =
     kind === 'sampling'
       ? `Sampling request from ${r.server}`
@@ -224,22 +227,29 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
               {diffUnseen > 0 ? 'them' : 'the arguments'}.
             </p>
           ) : null}
+          {perCall ? (
+            <p className="approval-per-call" data-testid="approval-per-call">
+              Asked for each call: no grant for the session can be given here (S and T do nothing), so the next call like this one asks again.
+            </p>
+          ) : null}
           <footer className="approval-actions" aria-label="Answer">
             <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} {...allowProps}>
               Allow once
             </Button>
-            <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} {...allowProps} title="Allow this call with the same arguments for the rest of the agent session">
-              Allow for session
-            </Button>
+            {perCall ? null : (
+              <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} {...allowProps} title="Allow this call with the same arguments for the rest of the agent session">
+                Allow for session
+              </Button>
+            )}
             <Button variant="danger" icon={<X size={14} />} shortcut={compact ? undefined : 'D'} onClick={() => onAnswer('deny')} disabled={answering || expired}>
               Deny
             </Button>
-            {kind === 'tool' ? (
+            {kind === 'tool' && !perCall ? (
               <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} {...allowProps} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
                 Allow tool for session
               </Button>
             ) : null}
-            {kind === 'tool' && !compact ? <NarrowGrant tool={r.tool} args={r.args} disabled={allowProps.disabled} onNarrow={(narrow) => onAnswer('allow_tool_session', undefined, narrow)} /> : null}
+            {kind === 'tool' && !compact && !perCall ? <NarrowGrant tool={r.tool} args={r.args} disabled={allowProps.disabled} onNarrow={(narrow) => onAnswer('allow_tool_session', undefined, narrow)} /> : null}
           </footer>
         </>
       )}
