@@ -1,6 +1,7 @@
 import { useCallback, type RefObject } from 'react';
 import { useShortcuts } from '../../components/shortcuts';
 import { CHOICE_KEYS } from './approval-card';
+import { cardTitleText } from './card-text';
 import { questionKeyChoice } from './question';
 import type { CommandInput } from '../../../common/host-api';
 
@@ -28,7 +29,7 @@ export function useAnswerApproval(): (req: PendingApproval, choice: ApprovalChoi
         }
       } catch (e) {
         approvals.setAnswering(req.id, false);
-        toast.error(`Could not answer ${req.advertisedName ?? req.tool}`, e);
+        toast.error(`Could not answer ${cardTitleText(req)}`, e);
       }
     },
     [api, approvals, toast],
