@@ -38,14 +38,26 @@ function escapeUnits(c: string): string {
 
 export type VisiblePart = { text: string } | { hidden: string; shown: string; code: string; bidi: boolean };
 
+/**
+ * `oneLine`: for text that is one line by nature (a resource URI, a prompt or tool name on a card's
+ * title, a reason): tab, newline and carriage return are hidden characters too, written `\t`, `\n`,
+ * `\r`, so a newline cannot fake a second line under the title.
+ */
+export interface VisibleOptions {
+  oneLine?: boolean;
+}
+
+const LINE_CONTROL_SHOWN: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
 /** The text cut at each hidden character, for a renderer that marks them (a `<mark>` per part). */
-export function splitHidden(text: string): VisiblePart[] {
+export function splitHidden(text: string, opts: VisibleOptions = {}): VisiblePart[] {
   const out: VisiblePart[] = [];
   let last = 0;
   for (const m of text.matchAll(HIDDEN)) {
-    if (VISIBLE_CONTROLS.has(m[0])) continue;
+    const line = VISIBLE_CONTROLS.has(m[0]);
+    if (line && !opts.oneLine) continue;
     if (m.index > last) out.push({ text: text.slice(last, m.index) });
-    out.push({ hidden: m[0], shown: escapeUnits(m[0]), code: codePointName(m[0]), bidi: BIDI.test(m[0]) });
+    out.push({ hidden: m[0], shown: line ? LINE_CONTROL_SHOWN[m[0]]! : escapeUnits(m[0]), code: codePointName(m[0]), bidi: BIDI.test(m[0]) });
     last = m.index + m[0].length;
   }
   if (last < text.length) out.push({ text: text.slice(last) });
@@ -57,8 +69,8 @@ export function splitHidden(text: string): VisiblePart[] {
  * still valid JSON where the input was): a person sees them, and a bidi control cannot reorder
  * the text around it on a review card, in a diff or on a terminal.
  */
-export function showHidden(text: string): string {
-  return text.replace(HIDDEN, (c) => (VISIBLE_CONTROLS.has(c) ? c : escapeUnits(c)));
+export function showHidden(text: string, opts: VisibleOptions = {}): string {
+  return text.replace(HIDDEN, (c) => (VISIBLE_CONTROLS.has(c) ? (opts.oneLine ? LINE_CONTROL_SHOWN[c]! : c) : escapeUnits(c)));
 }
 
 // Scripts whose letters pass for Latin ones (Unicode TR39 confusables: Cyrillic `о`, Greek `ο`,
@@ -104,19 +116,21 @@ function lookUpScript(ch: string): string | undefined {
 }
 
 export interface TextFlag {
-  kind: 'bidi_control' | 'invisible' | 'mixed_script';
+  kind: 'bidi_control' | 'invisible' | 'mixed_script' | 'line_break';
   /** One line for a badge: what was found (`bidi control U+202E`, `Latin + Cyrillic in "nоtes"`). */
   message: string;
 }
 
 /** What a reader of `text` would miss: bidi controls, invisible characters, words mixing scripts. */
-export function textFlags(text: string): TextFlag[] {
+export function textFlags(text: string, opts: VisibleOptions = {}): TextFlag[] {
   const flags: TextFlag[] = [];
   const bidi = new Set<string>();
   const invisible = new Set<string>();
-  for (const part of splitHidden(text)) if ('hidden' in part) (part.bidi ? bidi : invisible).add(part.code);
+  const breaks = new Set<string>();
+  for (const part of splitHidden(text, opts)) if ('hidden' in part) (part.bidi ? bidi : VISIBLE_CONTROLS.has(part.hidden) ? breaks : invisible).add(part.code);
   if (bidi.size) flags.push({ kind: 'bidi_control', message: `bidi control ${[...bidi].join(', ')}: the text reads differently than it runs` });
   if (invisible.size) flags.push({ kind: 'invisible', message: `invisible character ${[...invisible].join(', ')}` });
+  if (breaks.size) flags.push({ kind: 'line_break', message: `line break ${[...breaks].join(', ')} in one line: it can fake a second line` });
   for (const m of text.matchAll(WORD)) {
     // Per script: how many letters, and the first few distinct ones (a word can be 32 KB long).
     const scripts = new Map<string, { count: number; chars: Set<string> }>();

@@ -34,6 +34,7 @@ import { appRoot, auditWriterEntry, dataDir as defaultDataDir } from './paths';
 import path from 'node:path';
 import { TerminalManager, type OpenTerminalOptions, type TerminalRecord } from './agents/terminal-manager';
 import { resolveSearchPath } from './sandbox/shell-path';
+import { sandboxAvailability } from './sandbox/availability';
 import { TrustStore } from './trust/pin-store';
 import { TrustGuard } from './trust/trust-guard';
 import { cgroupsRemoved } from './sandbox/limits';
@@ -297,7 +298,10 @@ export class Host extends EventEmitter<HostEvents> {
     for (const problem of policy.problems) process.stderr.write(`gatehouse: policy: ${problem}\n`);
     // Program hashes warmed off the event loop, the paths no sandbox may write (trust/protected-paths.ts).
     const inputs = await launchTrustInputs(profile, this.env);
-    const trust = new TrustGuard(profile, this.trust, id, inputs.searchPath);
+    const trust = new TrustGuard(profile, this.trust, id, inputs.searchPath, () => {
+      const avail = sandboxAvailability(this.env);
+      return avail.ok ? avail.kind : undefined;
+    });
     const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface, trust });
     const supervisor = new Supervisor(profile, {
       session: id,

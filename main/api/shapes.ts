@@ -87,6 +87,8 @@ export function pendingApproval(p: PendingApproval): PendingOut {
   if (p.rule !== undefined) out.rule = p.rule;
   if (p.question !== undefined) out.question = p.question as PendingOut['question'];
   if (p.triggerTool !== undefined) out.triggerTool = p.triggerTool;
+  // The card must not offer a session grant the broker would answer as once (docs/data.md).
+  if (p.perCall) out.perCall = true;
   return out;
 }
 

@@ -6,7 +6,10 @@
 // the launch prelude's shell before bwrap starts (launch-prelude.ts `joinCgroups`).
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SandboxLimits } from './types';
+import { formatBytes, type SandboxLimits } from './types';
+
+// Declared in types.ts (the review card describes limits too); callers keep importing it from here.
+export { formatBytes } from './types';
 
 export interface CgroupRoots {
   /** The v2 folder runs go under (`…/gatehouse`), when v2 can take them. */
@@ -180,13 +183,6 @@ export function processCapReason(limits: SandboxLimits): string {
 
 export function memoryCapReason(limits: SandboxLimits): string {
   return `reached its memory limit (${formatBytes(limits.memoryBytes)}): the kernel's OOM killer ended a process`;
-}
-
-/** 2 GiB, 512 MiB, 1536 KiB, 1000 B: the largest unit that divides the number exactly. */
-export function formatBytes(n: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (n >= size && n % size === 0) return `${n / size} ${unit}`;
-  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  return `${n} B`;
 }
 
 const CPU_PERIOD_US = 100_000;

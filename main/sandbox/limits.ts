@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { cgroupRoots, createRunCgroup, formatBytes, removeRunCgroup, type CapCheck, type CgroupRoots, type RunCgroup } from './limits-cgroup';
 import { scopeCapCheck, scopeDirOf, scopeUnit, SYSTEMD_RUN, systemdScopeArgs, systemdScopeAvailable } from './limits-systemd';
 import type { PreludeSteps } from './launch-prelude';
-import { DEFAULT_LIMITS, type LimitsMechanism, type SandboxKind, type SandboxLimits } from './types';
+import { DEFAULT_LIMITS, limitParts, type LimitsMechanism, type SandboxKind, type SandboxLimits } from './types';
 
 export const PRLIMIT = '/usr/bin/prlimit';
 /** How often a run's cgroup events are read: two small files, ~75 µs per check measured here (a loaded 2-core machine). */
@@ -50,7 +50,7 @@ const FORCED: readonly LimitsMechanism[] = ['systemd-scope', 'cgroup-v2', 'cgrou
 
 /** The numbers in a summary line: "256 processes · 2 GiB · cpu 50%". */
 export function describeLimits(l: SandboxLimits): string {
-  return [`${l.processes} processes`, formatBytes(l.memoryBytes), ...(l.cpuPercent !== undefined ? [`cpu ${l.cpuPercent}%`] : [])].join(' · ');
+  return limitParts(l).join(' · ');
 }
 
 let runCounter = 0;

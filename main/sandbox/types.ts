@@ -81,10 +81,44 @@ export const STRICT_DEFAULT: SandboxSpec = Object.freeze({
   hostPorts: [],
 }) as SandboxSpec;
 
+/** 2 GiB, 512 MiB, 1536 KiB, 1000 B: the largest unit that divides the number exactly. */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (n >= size && n % size === 0) return `${n / size} ${unit}`;
+  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${n} B`;
+}
+
+/** The numbers of a limits line: ["256 processes", "2 GiB", "cpu 50%"] (limits.ts describeLimits joins them). */
+export function limitParts(l: SandboxLimits): string[] {
+  return [`${l.processes} processes`, formatBytes(l.memoryBytes), ...(l.cpuPercent !== undefined ? [`cpu ${l.cpuPercent}%`] : [])];
+}
+
+const networkWords = (n: SandboxNetwork, sep: string): string => `network${sep}${n.kind}${n.kind === 'allow' ? ` (${n.hosts.join(', ')})` : ''}`;
+
+/** The status line: counts, short ("strict · network none · writes workspace + 1 path"). */
 export function summarizeSandbox(spec: SandboxSpec): SandboxSummary {
-  if (spec.mode === 'off') return { mode: 'off', network: 'host', summary: 'off: runs unconfined (sandbox: off in the profile)' };
-  const parts = ['strict', `network ${spec.network.kind}${spec.network.kind === 'allow' ? ` (${spec.network.hosts.join(', ')})` : ''}`];
+  if (spec.mode === 'off') return { mode: 'off', network: 'host', summary: OFF_WORDS };
+  const parts = ['strict', networkWords(spec.network, ' ')];
   if (spec.hostPorts.length) parts.push(`host ports ${spec.hostPorts.join(', ')}`);
   parts.push(spec.write.length ? `writes workspace + ${spec.write.length} path${spec.write.length === 1 ? '' : 's'}` : 'writes workspace only');
   return { mode: 'strict', network: spec.network.kind, summary: parts.join(' · ') };
+}
+
+const OFF_WORDS = 'off: runs unconfined (sandbox: off in the profile)';
+
+/**
+ * What a person approves on a launch review card (main/trust/identity.ts): the same words as the
+ * status line, every path written out (a changed path must show), and the limits. `kind` is what
+ * this machine would run it in (not part of the identity: the same profile on another machine is
+ * the same launch).
+ */
+export function describeSandbox(spec: SandboxSpec, kind?: SandboxKind): string {
+  const limits = `limits: ${limitParts(spec.limits ?? DEFAULT_LIMITS).join(', ')}${spec.limits ? '' : ' (the defaults)'}`;
+  if (spec.mode === 'off') return `${OFF_WORDS} · ${limits}`;
+  const parts = [kind ? `strict (${kind})` : 'strict', networkWords(spec.network, ': ')];
+  if (spec.hostPorts.length) parts.push(`host ports: ${spec.hostPorts.join(', ')}`);
+  parts.push(`reads: system files, workspace${spec.read.length ? `, ${spec.read.join(', ')}` : ''}`);
+  parts.push(`writes: workspace${spec.write.length ? `, ${spec.write.join(', ')}` : ''}`);
+  parts.push(limits);
+  return parts.join(' · ');
 }

@@ -20,6 +20,8 @@ import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import { showHidden } from './poisoning';
 import { quoteArg } from '../supervisor/quote-arg';
 import { describeProgram, type ProgramIdentity } from './program-identity';
+import { isDockerRun } from '../sandbox/container';
+import { describeSandbox, formatBytes, type SandboxKind, type SandboxSpec } from '../sandbox/types';
 
 /** Fields of a ServerSpec that do not decide what runs or what it may reach. */
 const NOT_LAUNCH_RELEVANT = new Set(['id', 'description', 'disabled', 'restart', 'startupTimeoutMs', 'requestTimeoutMs', 'framing', 'transport']);
@@ -107,55 +109,144 @@ export interface IdentityLine {
   value: string;
 }
 
+/**
+ * A label for every key launchIdentity and profileIdentity write (identity.test.ts fails on a key
+ * without one): the card never shows a raw key. `maxMessageBytes` stays on the card, in words:
+ * it is part of the hash, so changing it asks again, and a review whose changed field is not on
+ * the card would ask a person to approve a change they cannot see.
+ */
+export const IDENTITY_LABELS: Readonly<Record<string, string>> = {
+  command: 'Command',
+  args: 'Arguments',
+  origin: 'Origin',
+  cwd: 'Working directory',
+  envNames: 'Environment (names)',
+  inheritEnv: 'Inherited from the host',
+  envRefs: 'Environment (references)',
+  headerNames: 'Headers (names)',
+  headerRefs: 'Headers (references)',
+  program: 'Program',
+  sandbox: 'Sandbox',
+  launcher: 'Installed package',
+  oauth: 'Sign-in',
+  tools: 'Tools offered',
+  maxMessageBytes: 'Largest message',
+  trust: 'Tool pinning',
+  builtin: 'Built-in',
+  options: 'Options',
+  workspace: 'Workspace',
+  policyDefault: 'Policy default',
+  policyRules: 'Policy rules',
+  policySampling: 'Sampling',
+  approvalTimeoutS: 'Approval timeout (s)',
+  toolSurface: 'Tool surface',
+  aliases: 'Aliases',
+};
+
+/** What the card says beside the identity (never part of it, so never part of the hash). */
+export interface LineContext {
+  /** The sandbox kind this machine would run a strict server in (availability.ts). */
+  sandboxKind?: SandboxKind;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+function isSandboxSpec(v: unknown): v is SandboxSpec {
+  if (!isObj(v) || (v.mode !== 'strict' && v.mode !== 'off') || !strings(v.write) || !strings(v.read) || !Array.isArray(v.hostPorts)) return false;
+  const n = v.network;
+  if (!isObj(n) || !(n.kind === 'none' || n.kind === 'loopback' || (n.kind === 'allow' && strings(n.hosts)))) return false;
+  const l = v.limits;
+  return l === undefined || (isObj(l) && typeof l.processes === 'number' && typeof l.memoryBytes === 'number');
+}
+
+const TRUST_WORDS: Record<string, string> = {
+  pin: 'pin: a new or changed tool waits for a person',
+  'accept-new': 'accept-new: a new tool is pinned as it comes, a changed one waits for a person',
+  off: 'off: tools are advertised as the server sends them, unreviewed',
+};
+
+/** The words of one identity value, or undefined when it has a shape this code does not know (shown as JSON). */
+function describe(key: string, v: unknown, identity: LaunchIdentity, ctx: LineContext): string | undefined {
+  switch (key) {
+    case 'program':
+      return isObj(v) ? describeProgram(v as unknown as ProgramIdentity) : undefined;
+    case 'sandbox': {
+      if (!isSandboxSpec(v)) return undefined;
+      const docker = typeof identity.command === 'string' && strings(identity.args) && isDockerRun(identity.command, identity.args);
+      return describeSandbox(v, docker ? 'container' : ctx.sandboxKind);
+    }
+    case 'maxMessageBytes':
+      return typeof v === 'number' ? formatBytes(v) : undefined;
+    case 'trust':
+      return typeof v === 'string' ? TRUST_WORDS[v] : undefined;
+    case 'tools': {
+      if (!isObj(v) || (v.include !== undefined && !strings(v.include)) || (v.exclude !== undefined && !strings(v.exclude))) return undefined;
+      const inc = (v.include as string[] | undefined) ?? [];
+      const exc = (v.exclude as string[] | undefined) ?? [];
+      return [inc.length ? `only ${inc.join(', ')}` : 'all', ...(exc.length ? [`except ${exc.join(', ')}`] : [])].join(' · ');
+    }
+    case 'launcher': {
+      if (!isObj(v) || ![v.tool, v.spec, v.name, v.version, v.dir].every((x) => typeof x === 'string')) return undefined;
+      return `${String(v.name)} ${String(v.version)} (from \`${String(v.tool)} ${String(v.spec)}\`, run from ${String(v.dir)})`;
+    }
+    case 'oauth': {
+      if (!isObj(v)) return undefined;
+      const parts = ['OAuth'];
+      if (typeof v.clientId === 'string') parts.push(`client id ${v.clientId}`);
+      // Its value is a secret (redacted in the identity); whether one is set is what a person judges.
+      if (v.clientSecret !== undefined) parts.push('client secret set');
+      if (strings(v.scopes) && v.scopes.length) parts.push(`scopes ${v.scopes.join(', ')}`);
+      if (typeof v.redirectPort === 'number') parts.push(`redirect port ${v.redirectPort}`);
+      return parts.join(' · ');
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** The identity as a person reads it: the exact command line (untruncated) first, then the rest. */
-export function identityLines(identity: LaunchIdentity): IdentityLine[] {
+export function identityLines(identity: LaunchIdentity, ctx: LineContext = {}): IdentityLine[] {
   const lines: IdentityLine[] = [];
   const rest = { ...identity };
   if (typeof rest.command === 'string') {
     const args = Array.isArray(rest.args) ? (rest.args as string[]) : [];
-    lines.push({ field: 'command', label: 'Command', value: showHidden([rest.command, ...args].map(quoteArg).join(' ')) });
+    lines.push({ field: 'command', label: IDENTITY_LABELS.command!, value: showHidden([rest.command, ...args].map(quoteArg).join(' ')) });
     delete rest.command;
     delete rest.args;
   }
-  const labels: Record<string, string> = {
-    kind: 'Kind',
-    origin: 'Origin',
-    cwd: 'Working directory',
-    envNames: 'Environment (names)',
-    inheritEnv: 'Inherited from the host',
-    envRefs: 'Environment (references)',
-    headerRefs: 'Headers (references)',
-    program: 'Program',
-    workspace: 'Workspace',
-    policyDefault: 'Policy default',
-    policyRules: 'Policy rules',
-    policySampling: 'Sampling',
-    approvalTimeoutS: 'Approval timeout (s)',
-    toolSurface: 'Tool surface',
-    aliases: 'Aliases',
-    headerNames: 'Headers (names)',
-    trust: 'Tool pinning',
-    builtin: 'Built-in',
-    options: 'Options',
-  };
   delete rest.kind;
   for (const key of Object.keys(rest).sort()) {
     const v = rest[key];
-    if (key === 'program' && v && typeof v === 'object') {
-      lines.push({ field: key, label: labels[key]!, value: showHidden(describeProgram(v as ProgramIdentity)) });
-      continue;
-    }
-    const value = Array.isArray(v) ? (v.length ? v.join(', ') : '(none)') : typeof v === 'string' ? v : canonicalJson(v);
-    lines.push({ field: key, label: labels[key] ?? key, value: showHidden(value) });
+    const value = describe(key, v, identity, ctx) ?? (Array.isArray(v) ? (v.length ? v.join(', ') : '(none)') : typeof v === 'string' ? v : canonicalJson(v));
+    lines.push({ field: key, label: IDENTITY_LABELS[key] ?? key, value: showHidden(value) });
   }
   return lines;
 }
 
-/** Fields whose value differs (by line), for highlighting what changed since the approved identity. */
+/** Each line's field with the identity values it shows (`command` is command and args). */
+function fieldValues(identity: LaunchIdentity): Map<string, string> {
+  const out = new Map<string, string>();
+  const rest = { ...identity };
+  if (typeof rest.command === 'string') {
+    out.set('command', canonicalJson([rest.command, rest.args ?? []]));
+    delete rest.command;
+    delete rest.args;
+  }
+  delete rest.kind;
+  for (const [key, v] of Object.entries(rest)) out.set(key, canonicalJson(v));
+  return out;
+}
+
+/**
+ * Fields whose value differs, for highlighting what changed since the approved identity. Compared
+ * by the identity's values, not by the lines' words: words may drop a detail (a secret's value,
+ * a machine's sandbox kind), and a change the hash sees must still be marked on its line.
+ */
 export function changedFields(previous: LaunchIdentity | undefined, current: LaunchIdentity): string[] {
   if (!previous) return [];
-  const before = new Map(identityLines(previous).map((l) => [l.field, l.value]));
-  const after = new Map(identityLines(current).map((l) => [l.field, l.value]));
+  const before = fieldValues(previous);
+  const after = fieldValues(current);
   const out: string[] = [];
   for (const key of new Set([...before.keys(), ...after.keys()])) if (before.get(key) !== after.get(key)) out.push(key);
   return out.sort();

@@ -14,8 +14,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import { appRoot, bundledProfilesDir } from '../paths';
-import { changedFields, identityHash, identityLines, launchIdentity, templatedIdentity, withoutProgram, type IdentityLine, type LaunchIdentity } from './identity';
+import { changedFields, identityHash, identityLines, launchIdentity, templatedIdentity, withoutProgram, type IdentityLine, type LaunchIdentity, type LineContext } from './identity';
 import type { TrustStore } from './pin-store';
+import type { SandboxKind } from '../sandbox/types';
 import { PROFILE_REVIEW, profileIdentity } from './profile-identity';
 import { programChange, programIdentity, type ProgramIdentity } from './program-identity';
 
@@ -57,6 +58,8 @@ export interface ReviewContext {
   /** The PATH a run would search (program-identity.ts launchSearchPath). */
   searchPath: string;
   bundled?: BundledPins;
+  /** The sandbox kind this machine gives a strict server, for the card's words only (identity.ts LineContext). */
+  sandboxKind?: () => SandboxKind | undefined;
 }
 
 function bundledPins(profile: ResolvedProfile): BundledPins | undefined {
@@ -86,15 +89,20 @@ export function bundledProfileHash(profile: ResolvedProfile): string {
   return identityHash(templated(profileIdentity(profile), profile));
 }
 
-function reviewOf(server: string, identity: LaunchIdentity, pin: { identity?: Record<string, unknown>; identityHash?: string; rejectedIdentity?: string; approvedBy?: string; approvedAt?: number } | undefined): LaunchReview {
+function reviewOf(
+  server: string,
+  identity: LaunchIdentity,
+  pin: { identity?: Record<string, unknown>; identityHash?: string; rejectedIdentity?: string; approvedBy?: string; approvedAt?: number } | undefined,
+  lineCtx: LineContext = {},
+): LaunchReview {
   const hash = identityHash(identity);
-  const base = { server, identity, hash, lines: identityLines(identity), changed: [] as string[] };
+  const base = { server, identity, hash, lines: identityLines(identity, lineCtx), changed: [] as string[] };
   if (pin?.identityHash === hash) return { ...base, status: 'approved', approvedBy: pin.approvedBy, approvedAt: pin.approvedAt };
   const previous = pin?.identity as LaunchIdentity | undefined;
   const review: LaunchReview = { ...base, status: pin?.rejectedIdentity === hash ? 'kept_stopped' : previous ? 'changed' : 'new', changed: changedFields(previous, identity) };
   if (previous) {
     review.previous = previous;
-    review.previousLines = identityLines(previous);
+    review.previousLines = identityLines(previous, lineCtx);
   }
   return review;
 }
@@ -120,7 +128,12 @@ export function reviewLaunch(profile: ResolvedProfile, spec: ServerSpec, store: 
     store.approveLaunch(profile.name, spec.id, identity, hash, `${pin.approvedBy ?? 'unknown'} (program pinned at its first launch since program pinning)`, { changed: 'program' });
     pin = store.server(profile.name, spec.id);
   }
-  return reviewOf(spec.id, identity, pin);
+  // Asked only for a server that waits for a person (the probe forks once, then is cached).
+  const lineCtx = (): LineContext => {
+    const kind = spec.kind === 'stdio' && spec.sandbox.mode === 'strict' ? ctx.sandboxKind?.() : undefined;
+    return kind ? { sandboxKind: kind } : {};
+  };
+  return pin?.identityHash === hash ? reviewOf(spec.id, identity, pin) : reviewOf(spec.id, identity, pin, lineCtx());
 }
 
 /** The profile's own identity (policy, tool surface, aliases, workspace): approved, or asking. */

@@ -11,6 +11,7 @@ import { approveReview, changeSummary, holds, keepStoppedReview, reviewLaunch, r
 import { PROFILE_REVIEW } from './profile-identity';
 import type { OtherTool, TrustFlag } from './poisoning';
 import type { TrustStore } from './pin-store';
+import type { SandboxKind } from '../sandbox/types';
 import { reviewTools, type HeldTool, type ToolReviewResult, type TrustMode } from './review-tools';
 import { definitionDiff } from './tool-diff';
 import type { ToolHold } from '../policy/capabilities';
@@ -62,6 +63,8 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     private readonly session: string | undefined,
     /** The PATH the launch's runs search (program-identity.ts launchSearchPath): programs are pinned as found on it. */
     private readonly searchPath: string,
+    /** The sandbox kind this machine would run a strict server in: words on the review card only. */
+    private readonly sandboxKind?: () => SandboxKind | undefined,
   ) {
     super();
     this.unwatch = store.watch(profile.name, () => this.onStoreChanged());
@@ -91,7 +94,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
         return `waiting for approval: ${changeSummary(profileReview)}; review it in the Servers view or with \`gatehouse trust diff --profile ${this.profile.name}\``;
       }
       if (this.gated.delete(PROFILE_REVIEW)) this.emit('changed');
-      review = reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath });
+      review = reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath, sandboxKind: this.sandboxKind });
     } catch (err) {
       // An unreadable pin file fails closed: nothing starts that nobody can be shown to have approved.
       return `not started: the trust store cannot be read (${(err as Error).message})`;
@@ -329,7 +332,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     }
     const spec = this.profile.servers.find((s) => s.id === serverId);
     if (!spec) return undefined;
-    const review = reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath });
+    const review = reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath, sandboxKind: this.sandboxKind });
     return review.status === 'approved' ? undefined : review;
   }
 
@@ -353,7 +356,7 @@ export class TrustGuard extends EventEmitter<{ changed: [] }> {
     for (const [id] of [...this.gated]) {
       const spec = this.profile.servers.find((s) => s.id === id);
       if (!spec) continue;
-      if (reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath }).status === 'approved') {
+      if (reviewLaunch(this.profile, spec, this.store, { searchPath: this.searchPath, sandboxKind: this.sandboxKind }).status === 'approved') {
         this.gated.delete(id);
         void this.servers?.get(id)?.start();
       }

@@ -5,7 +5,7 @@
 // until every argument of a 40-key call has been on screen: `command: rm -rf ~` sits last.
 import type { Locator, Page } from '@playwright/test';
 import { callFromPage } from './support/page-api';
-import { ensureLaunched, expect, launchFromProfiles, openApp, serveForFile, shot } from './support/app';
+import { ensureLaunched, expect, launchFromProfiles, openApp, serveForFile, shot, stopAllLaunches } from './support/app';
 
 const PROFILE = `
 name: e2e-card
@@ -25,7 +25,21 @@ policy:
       reason: Patches need a person's OK.
 `;
 
-const { test, serve } = serveForFile({ profiles: { 'e2e-card.yaml': PROFILE } });
+// Every resources/read and prompts/get asks a person (docs/gateway.md "Resources and prompts under policy").
+const READS = `
+name: e2e-card-reads
+workspace: \${scratch}
+servers:
+  everything:
+    command: mcp-server-everything
+    args: ["stdio"]
+policy:
+  default: allow
+  resources: approve
+  prompts: approve
+`;
+
+const { test, serve } = serveForFile({ profiles: { 'e2e-card.yaml': PROFILE, 'e2e-card-reads.yaml': READS } });
 test.describe.configure({ mode: 'serial' });
 
 /** A write_file call from another client (its own socket), left pending; resolves with the result. */
@@ -162,4 +176,46 @@ test('a card below the tray’s fold has not been seen: its Allow waits until th
   await expect(third.getByRole('button', { name: 'Allow once', exact: true })).toBeEnabled();
   for (let i = 0; i < 3; i++) await cards.first().getByRole('button', { name: 'Deny', exact: true }).click();
   for (const p of pending) expect((await p).result?.isError).toBe(true);
+});
+
+const answerText = (v: unknown): string => (v instanceof Error ? v.message : JSON.stringify(v));
+
+test('a crafted resource URI shows its hidden characters on the card title, flagged; so do the crafted arguments of a prompt get', async ({ page }, testInfo) => {
+  await openApp(page, serve());
+  await stopAllLaunches(page);
+  await launchFromProfiles(page, 'e2e-card-reads', 1);
+  const [launch] = await callFromPage(page, 'launches:list', {});
+  // An override that turns "txt.exe" around, a zero-width space, and a newline faking a second line.
+  const uri = 'demo://resource/dynamic/text/1\u202Eexe.txt\u200B\nRead resource demo://resource/safe';
+  const read = callFromPage(page, 'resources:read', { launchId: launch!.id, uri }).catch((e: Error) => e);
+  const tray = page.getByRole('complementary', { name: 'Approvals tray' });
+  const card = tray.getByRole('dialog', { name: /Approval request: Read resource/ });
+  const title = card.getByRole('heading', { level: 3 });
+  await expect(title).toHaveText('Approval request: Read resource demo://resource/dynamic/text/1\\u202Eexe.txt\\u200B\\nRead resource demo://resource/safe');
+  await expect(title.locator('mark.hidden-char.is-bidi')).toHaveText('\\u202E');
+  await expect(title.locator('mark.hidden-char:not(.is-bidi)')).toHaveText(['\\u200B', '\\n']);
+  const flags = card.getByLabel('Flags of the name');
+  await expect(flags).toContainText('bidi control U+202E');
+  await expect(flags).toContainText('invisible character U+200B');
+  await expect(flags).toContainText('line break U+000A');
+  // Neither the override nor the newline reaches the page's title: nothing is reordered or broken.
+  expect(await title.evaluate((el) => /[\u202E\u200B\n]/.test(el.textContent ?? ''))).toBe(false);
+  // The argument shows it too (as JSON, flagged on its row).
+  await expect(row(card, 'uri').getByLabel('Flags of uri')).toContainText('bidi control U+202E');
+  await card.scrollIntoViewIfNeeded();
+  await card.screenshot({ path: testInfo.outputPath('approval-card-crafted-uri.png') });
+  await card.getByRole('button', { name: 'Deny', exact: true }).click();
+  expect(answerText(await read)).toContain('DENY');
+
+  // A prompt name must be one a server lists (main/gateway/catalog.ts promptOwner), so a crafted
+  // name comes from a server: card-text.test.ts covers it. The agent's own part is the arguments.
+  const got = callFromPage(page, 'prompts:get', { launchId: launch!.id, name: 'args-prompt', arguments: { city: 'Par\u202Esi', state: 'CA\nReason: allowed by policy' } }).catch((e: Error) => e);
+  const promptCard = tray.getByRole('dialog', { name: /Approval request: Get prompt args-prompt/ });
+  await expect(promptCard.getByLabel('Flags of the name')).toHaveCount(0);
+  await expect(row(promptCard, 'city').locator('mark.hidden-char.is-bidi')).toHaveText('\\u202E');
+  await expect(row(promptCard, 'city').getByLabel('Flags of city')).toContainText('bidi control U+202E');
+  await expect(row(promptCard, 'state').locator('.arg-value')).toHaveText('"CA\\nReason: allowed by policy"');
+  await promptCard.getByRole('button', { name: 'Deny', exact: true }).click();
+  expect(answerText(await got)).toContain('DENY');
+  await stopAllLaunches(page);
 });

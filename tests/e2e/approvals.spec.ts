@@ -26,8 +26,26 @@ policy:
       reason: Changes to the workspace need a person's OK.
 `;
 
+// The flow gate (docs/data.md "The trifecta guard") with write_file as all three legs: the first
+// write is allowed and gives the session both labels, so each later write asks a person per call.
+const FLOW_PROFILE = `
+name: e2e-flow
+workspace: \${scratch}
+tool_surface: friendly
+servers:
+  workspace:
+    builtin: workspace-tools
+policy:
+  default: allow
+  approval_timeout_s: 120
+  marks:
+    private: [fs.write]
+    untrusted: [fs.write]
+    exfil: [fs.write]
+`;
+
 const { test, serve } = serveForFile({
-  profiles: { 'e2e-approvals.yaml': profile('e2e-approvals', 120), 'e2e-timeout.yaml': profile('e2e-timeout', 2) },
+  profiles: { 'e2e-approvals.yaml': profile('e2e-approvals', 120), 'e2e-timeout.yaml': profile('e2e-timeout', 2), 'e2e-flow.yaml': FLOW_PROFILE },
 });
 
 test.describe.configure({ mode: 'serial' });
@@ -36,7 +54,10 @@ async function callWriteFile(page: Page, file: string, content: string) {
   await gotoView(page, 'Tool console');
   await page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name: /^write_file/ }).click();
   const panel = page.getByRole('region', { name: 'Call write_file' });
-  await panel.getByRole('button', { name: 'Edit as JSON' }).click();
+  // The console remembers the JSON editor between calls of one tool.
+  const asJson = panel.getByRole('button', { name: 'Edit as JSON' });
+  await expect(panel.getByRole('button', { name: 'Call', exact: true })).toBeVisible();
+  if (await asJson.isVisible()) await asJson.click();
   await panel.getByRole('textbox', { name: 'Arguments as JSON' }).fill(JSON.stringify({ file_path: file, content }));
   await panel.getByRole('button', { name: 'Call', exact: true }).click();
   return panel;
@@ -106,4 +127,48 @@ test('unanswered, the request times out: denied with the timeout reason, and the
   await expect(result.getByText('isError', { exact: true })).toBeVisible();
   await expect(request).toHaveCount(0);
   expect(existsSync(path.join(serve().scratchDir, 'late.txt'))).toBe(false);
+});
+
+test('a per-call card (the flow gate) offers no session grant, and S / T do nothing on it', async ({ page }, testInfo) => {
+  await openApp(page, serve());
+  await launchFromProfiles(page, 'e2e-flow', 1);
+  // Allowed by the default, and the session takes both labels from its result.
+  const first = await callWriteFile(page, 'first.txt', 'one\n');
+  await expect(first.getByRole('region', { name: 'Result' })).toContainText('bytes_written');
+  await expect(card(page, 'tray')).toHaveCount(0);
+
+  await callWriteFile(page, 'second.txt', 'two\n');
+  const tray = card(page, 'tray');
+  await expect(tray).toBeVisible();
+  await expect(tray).toContainText('policy.flow');
+  await expect(tray.getByTestId('approval-per-call')).toContainText('Asked for each call');
+  await expect(tray.getByRole('button', { name: 'Allow once' })).toBeVisible();
+  await expect(tray.getByRole('button', { name: /Allow for session/ })).toHaveCount(0);
+  await expect(tray.getByRole('button', { name: /Allow tool for session/ })).toHaveCount(0);
+  await shot(page, testInfo, 'approval-card-per-call');
+
+  // S and T from inside the tray: nothing is answered (the card stays, nothing is written).
+  await tray.focus();
+  await page.keyboard.press('s');
+  await page.keyboard.press('t');
+  await expect(tray.getByRole('button', { name: 'Allow once' })).toBeEnabled();
+  await expect(tray).toHaveCount(1);
+  const scratch = serve().scratchDir;
+  expect(existsSync(path.join(scratch, 'second.txt'))).toBe(false);
+
+  // The roomy card in the Approvals view has no Narrow… either.
+  await gotoView(page, 'Approvals');
+  const roomy = card(page, 'view');
+  await expect(roomy.getByTestId('approval-per-call')).toBeVisible();
+  await expect(roomy.getByRole('button', { name: 'Narrow…' })).toHaveCount(0);
+  await expect(roomy.getByRole('button', { name: /Allow for session|Allow tool for session/ })).toHaveCount(0);
+  await roomy.getByRole('button', { name: 'Allow once' }).click();
+  await expect(roomy).toHaveCount(0);
+  await expect.poll(() => existsSync(path.join(scratch, 'second.txt'))).toBe(true);
+
+  // Asked again: the next write is another card.
+  await callWriteFile(page, 'third.txt', 'three\n');
+  await expect(card(page, 'tray')).toBeVisible();
+  await card(page, 'tray').getByRole('button', { name: 'Deny', exact: true }).click();
+  await expect(card(page, 'tray')).toHaveCount(0);
 });

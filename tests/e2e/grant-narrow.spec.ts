@@ -2,43 +2,13 @@
 // real host (docs/ui-layout.md "Approval cards"): the person limits the grant to write_file
 // calls whose file_path matches docs/.*; a call inside the pattern goes through unasked, one
 // outside it asks a person again; a pattern that would not cover the call cannot be sent.
-import type { Page } from '@playwright/test';
-import { expect, gotoView, launchFromProfiles, openApp, serveForFile } from './support/app';
+import { expect, gotoView } from './support/app';
+import { approveWritesFixture, callWriteFile, writeCardInTray as trayCard } from './support/approve-writes';
 
-const PROFILE = `
-name: e2e-narrow
-workspace: \${scratch}
-tool_surface: friendly
-servers:
-  workspace:
-    builtin: workspace-tools
-policy:
-  default: deny
-  approval_timeout_s: 120
-  rules:
-    - match: fs.write
-      decision: approve
-`;
-
-const { test, serve } = serveForFile({ profiles: { 'e2e-narrow.yaml': PROFILE } });
-
-async function callWriteFile(page: Page, file: string) {
-  await gotoView(page, 'Tool console');
-  await page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name: /^write_file/ }).click();
-  const panel = page.getByRole('region', { name: 'Call write_file' });
-  const asJson = panel.getByRole('button', { name: 'Edit as JSON' });
-  await expect(panel.getByRole('button', { name: 'Call', exact: true })).toBeVisible();
-  if (await asJson.isVisible()) await asJson.click();
-  await panel.getByRole('textbox', { name: 'Arguments as JSON' }).fill(JSON.stringify({ file_path: file, content: 'x\n' }));
-  await panel.getByRole('button', { name: 'Call', exact: true }).click();
-  return panel;
-}
-
-const trayCard = (page: Page) => page.getByRole('complementary', { name: 'Approvals tray' }).getByRole('dialog', { name: /Approval request: write_file/ });
+const { test, open } = approveWritesFixture('e2e-narrow');
 
 test('a grant narrowed to docs/ lets docs/ writes through and asks again for a write outside it', async ({ page }) => {
-  await openApp(page, serve());
-  await launchFromProfiles(page, 'e2e-narrow', 1);
+  await open(page);
   await callWriteFile(page, 'docs/a.md');
   await expect(trayCard(page)).toBeVisible();
 

@@ -50,6 +50,17 @@ test('a server nobody approved does not start; its review card shows the exact c
   // The exact command, untruncated.
   await expect(card.getByLabel('Command')).toHaveText(`${process.execPath} ${FIXTURE}`);
   await expect(card).toContainText('TRUST_MARKER');
+  // What it may do, in words (main/trust/identity.ts identityLines): the kind this machine runs it in, every grant, the limits.
+  await expect(card.getByLabel('Sandbox', { exact: true })).toHaveText(
+    /^strict \((bubblewrap|landlock)\) · network: none · reads: system files, workspace · writes: workspace · limits: 256 processes, 2 GiB \(the defaults\)$/,
+  );
+  await expect(card.getByLabel('Largest message', { exact: true })).toHaveText('4 MiB');
+  await expect(card.getByLabel('Tool pinning', { exact: true })).toHaveText('pin: a new or changed tool waits for a person');
+  // No raw identity key (`maxMessageBytes`) and no raw JSON on the card.
+  const labels = await card.locator('.trust-line dt').allTextContents();
+  expect(labels.filter((l) => /^[a-z]+[A-Z]\w*$/.test(l))).toEqual([]);
+  for (const value of await card.locator('.trust-line dd').allTextContents()) expect(value).not.toMatch(/^[{[]"/);
+  await card.screenshot({ path: testInfo.outputPath('trust-launch-review-card.png') });
   const marker = path.join(serve().scratchDir, 'newcomer.started');
   expect(fs.existsSync(marker)).toBe(false);
   const row = page.getByRole('table', { name: 'Servers of e2e-fresh' }).getByRole('row').filter({ has: page.getByRole('button', { name: 'Details of newcomer', exact: true }) });

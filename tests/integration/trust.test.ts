@@ -255,7 +255,7 @@ describe('tool pinning', () => {
     fs.writeFileSync(s.profile, withMode(fs.readFileSync(s.profile, 'utf8')));
     const host = s.newHost();
     const l1 = await host.launch(s.profile);
-    expect(l1.trust.reviews().launch[0]!.lines.find((l) => l.field === 'trust')!.value).toBe('accept-new');
+    expect(l1.trust.reviews().launch[0]!.lines.find((l) => l.field === 'trust')!.value).toMatch(/^accept-new: /);
     await l1.trust.decide({ server: 'dict', choice: 'approve', by: 'test-person' });
     await waitFor(() => l1.supervisor.get('dict')!.status().state === 'ready', 'dict ready');
     await host.stop(l1.id);

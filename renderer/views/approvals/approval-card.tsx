@@ -14,15 +14,9 @@ import { patchArgument } from './diff';
 import { QuestionAnswer } from './question-card';
 import { questionView } from './question';
 import { originLabel } from './origin';
-import { ArgumentList } from './argument-list';
+import { ArgumentList, Visible } from './argument-list';
+import { cardTitle } from './card-text';
 import { NarrowGrant } from './narrow-grant';
-
-/** What a resource / prompt approval names: its `tool` is `resource:<uri>` or `prompt:<server>.<prompt>` (main/policy/subjects.ts). */
-function subjectOf(r: PendingApproval): string {
-  if (r.kind === 'resource' && r.tool.startsWith('resource:')) return r.tool.slice('resource:'.length);
-  if (r.kind === 'prompt' && r.tool.startsWith(`prompt:${r.server}.`)) return r.tool.slice(`prompt:${r.server}.`.length);
-  return r.tool;
-}
 
 export const CHOICE_KEYS: Record<string, ApprovalChoice> = { a: 'allow_once', s: 'allow_session', d: 'deny', t: 'allow_tool_session' };
 
@@ -71,19 +65,11 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
   const kind = r.kind ?? 'tool';
   // A server's sampling / elicitation request that no agent client could answer: a person does.
   const question = useMemo(() => questionView(r), [r]);
-  const friendly = r.advertisedName ?? r.tool;
   const KindIcon = kind === 'sampling' ? Bot : kind === 'elicitation' ? MessageSquareText : kind === 'resource' || kind === 'prompt' ? FileText : ShieldQuestion;
-  const subject = subjectOf(r);
-  const heading =
-    kind === 'sampling'
-      ? `Sampling request from ${r.server}`
-      : kind === 'elicitation'
-        ? `Elicitation request from ${r.server}`
-        : kind === 'resource'
-          ? `Read resource ${subject}`
-          : kind === 'prompt'
-            ? `Get prompt ${subject}`
-            : friendly;
+  const title = useMemo(() => cardTitle(r), [r]);
+  // The host answers "allow for session" on such a request as once (main/approvals/broker.ts), so
+  // the card does not offer what it would not do (docs/data.md "The trifecta guard").
+  const perCall = r.perCall === true;
   // Relayed by a `gatehouse gateway` another MCP host runs (session `gateway:<pid>`).
   const origin = originLabel(r.session);
   // Allow waits until every argument has been on screen (argument-list.tsx); Deny never waits.
@@ -115,12 +101,22 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
         <div className="approval-titles">
           <h3 id={titleId} className="approval-title">
             <span className="visually-hidden">Approval request: </span>
-            {heading}
+            {title.lead}
+            <Visible text={title.name} oneLine />
           </h3>
+          {title.flags.length ? (
+            <span className="arg-flags approval-title-flags" aria-label="Flags of the name">
+              {title.flags.map((f, k) => (
+                <Badge key={k} tone="danger" title={f.kind}>
+                  {f.message}
+                </Badge>
+              ))}
+            </span>
+          ) : null}
           <div className="approval-sub">
             {kind === 'tool' ? (
               <>
-                <code className="mono" title="canonical name">{r.tool}</code>
+                <code className="mono" title="canonical name"><Visible text={r.tool} oneLine /></code>
                 <span className="sep">·</span>
                 <span>server <b>{r.server}</b></span>
               </>
@@ -168,7 +164,7 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
       </div>
 
       <p className="approval-reason" id={`${titleId}-reason`}>
-        {r.reason}
+        <Visible text={r.reason} oneLine />
         {r.rule && !r.reason.includes(r.rule) ? <span className="muted"> ({r.rule})</span> : null}
       </p>
 
@@ -224,22 +220,29 @@ export function ApprovalCard({ request: r, position, total, answering, onAnswer,
               {diffUnseen > 0 ? 'them' : 'the arguments'}.
             </p>
           ) : null}
+          {perCall ? (
+            <p className="approval-per-call" data-testid="approval-per-call">
+              Asked for each call: no grant for the session can be given here (S and T do nothing), so the next call like this one asks again.
+            </p>
+          ) : null}
           <footer className="approval-actions" aria-label="Answer">
             <Button variant="success" icon={<Check size={14} />} shortcut={compact ? undefined : 'A'} onClick={() => onAnswer('allow_once')} {...allowProps}>
               Allow once
             </Button>
-            <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} {...allowProps} title="Allow this call with the same arguments for the rest of the agent session">
-              Allow for session
-            </Button>
+            {perCall ? null : (
+              <Button variant="secondary" icon={<CheckCheck size={14} />} shortcut={compact ? undefined : 'S'} onClick={() => onAnswer('allow_session')} {...allowProps} title="Allow this call with the same arguments for the rest of the agent session">
+                Allow for session
+              </Button>
+            )}
             <Button variant="danger" icon={<X size={14} />} shortcut={compact ? undefined : 'D'} onClick={() => onAnswer('deny')} disabled={answering || expired}>
               Deny
             </Button>
-            {kind === 'tool' ? (
+            {kind === 'tool' && !perCall ? (
               <Button variant="ghost" size="sm" shortcut={compact ? undefined : 'T'} onClick={() => onAnswer('allow_tool_session')} {...allowProps} title={`Allow every call of ${r.tool} for the rest of the agent session`}>
                 Allow tool for session
               </Button>
             ) : null}
-            {kind === 'tool' && !compact ? <NarrowGrant tool={r.tool} args={r.args} disabled={allowProps.disabled} onNarrow={(narrow) => onAnswer('allow_tool_session', undefined, narrow)} /> : null}
+            {kind === 'tool' && !compact && !perCall ? <NarrowGrant tool={r.tool} args={r.args} disabled={allowProps.disabled} onNarrow={(narrow) => onAnswer('allow_tool_session', undefined, narrow)} /> : null}
           </footer>
         </>
       )}

@@ -42,7 +42,7 @@ export function ApprovalsTray({ onClose, onLeave, permission, onEnableNotificati
       {pending.length > 0 ? (
         <p className="tray-hint">
           <span><Kbd>A</Kbd> once</span>
-          <span><Kbd>S</Kbd> session</span>
+          {pending.some((p) => !p.perCall) ? <span><Kbd>S</Kbd> session</span> : null}
           <span><Kbd>D</Kbd> deny</span>
           <span><Kbd>J</Kbd>/<Kbd>K</Kbd> next/prev</span>
           <span className="spacer" />

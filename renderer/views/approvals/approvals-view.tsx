@@ -16,6 +16,7 @@ import { SessionGrantsPanel } from './session-grants-panel';
 import { useAnswerApproval, useApprovalKeys } from './use-answer';
 import { useApprovalFocus } from './use-approval-focus';
 import type { NotifyPermission } from './notify';
+import { Visible } from './argument-list';
 
 export function ApprovalsView({ permission, onEnableNotifications }: { permission: NotifyPermission; onEnableNotifications: () => void }) {
   const { approvals, decisions } = useAppState();
@@ -87,7 +88,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
                   {history.map((h) => (
                     <tr key={h.request.id}>
                       <td><Timestamp ts={h.at} /></td>
-                      <td className="mono">{h.request.tool}</td>
+                      <td className="mono"><Visible text={h.request.tool} oneLine /></td>
                       <td>{h.request.server}</td>
                       <td><Badge tone={h.outcome.approved ? 'ok' : 'danger'}>{h.request.question !== undefined ? (h.outcome.approved ? 'answered' : 'declined') : h.outcome.approved ? 'allowed' : 'denied'}</Badge></td>
                       <td>{h.outcome.how}{h.outcome.by ? <span className="muted"> {answeredBy(h.outcome.by)}</span> : null}</td>
@@ -108,7 +109,7 @@ export function ApprovalsView({ permission, onEnableNotifications }: { permissio
                 {decisionRows.map((d) => (
                   <tr key={`${d.exchange}-${d.ts}`}>
                     <td><Timestamp ts={d.ts} /></td>
-                    <td className="mono">{d.tool}{d.advertisedName && d.advertisedName !== d.tool ? <span className="muted"> ({d.advertisedName})</span> : null}</td>
+                    <td className="mono"><Visible text={d.tool} oneLine />{d.advertisedName && d.advertisedName !== d.tool ? <span className="muted"> (<Visible text={d.advertisedName} oneLine />)</span> : null}</td>
                     <td>{d.server}</td>
                     <td><Badge tone={toneFor(d.decision)}>{d.decision}</Badge></td>
                     <td>{d.outcome}</td>

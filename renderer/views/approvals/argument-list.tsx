@@ -9,15 +9,16 @@ import { Badge } from '../../components/badge';
 import { argumentRows } from './argument-rows';
 import { useUnseenRows } from './seen-coverage';
 
-export function Visible({ text }: { text: string }) {
-  const parts = useMemo(() => splitHidden(text), [text]);
+/** `oneLine`: a name or a title, whose tab / newline is drawn as `\t` / `\n` too (common/visible-text.ts). */
+export function Visible({ text, oneLine }: { text: string; oneLine?: boolean }) {
+  const parts = useMemo(() => splitHidden(text, { oneLine }), [text, oneLine]);
   return (
     <>
       {parts.map((p, i) =>
         'text' in p ? (
           p.text
         ) : (
-          <mark key={i} className={`hidden-char${p.bidi ? ' is-bidi' : ''}`} title={`${p.code}: ${p.bidi ? 'bidirectional control' : 'invisible character'}`}>
+          <mark key={i} className={`hidden-char${p.bidi ? ' is-bidi' : ''}`} title={`${p.code}: ${p.bidi ? 'bidirectional control' : p.hidden === '\n' || p.hidden === '\r' || p.hidden === '\t' ? 'line break or tab' : 'invisible character'}`}>
             {p.shown}
           </mark>
         ),

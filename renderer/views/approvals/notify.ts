@@ -1,6 +1,8 @@
 // Desktop notifications for approval requests while the window is not focused. Permission is
 // only ever asked from a click (browsers ignore or penalise asking on load).
+import { showHidden } from '../../../common/visible-text';
 import type { PendingApproval } from '../../state/types';
+import { cardTitleText } from './card-text';
 
 export type NotifyPermission = 'granted' | 'denied' | 'default' | 'unsupported';
 
@@ -23,8 +25,9 @@ export function notifyApproval(req: PendingApproval, onClick: () => void): void 
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
   if (typeof document !== 'undefined' && document.hasFocus()) return;
   const what = req.kind === 'sampling' ? 'Sampling request' : req.kind === 'elicitation' ? 'Elicitation request' : 'Approval needed';
-  const n = new Notification(`${what}: ${req.advertisedName ?? req.tool}`, {
-    body: `${req.server} · ${req.reason}`,
+  // The names come from the agent or a server: hidden characters and line breaks written out (card-text.ts).
+  const n = new Notification(`${what}: ${cardTitleText(req)}`, {
+    body: `${req.server} · ${showHidden(req.reason, { oneLine: true })}`,
     tag: `gatehouse-approval-${req.id}`,
     requireInteraction: true,
   });

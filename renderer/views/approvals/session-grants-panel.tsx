@@ -7,6 +7,7 @@ import type { CommandOutput } from '../../../common/host-api';
 import { useHostApi } from '../../api/context';
 import { Button } from '../../components/button';
 import { Timestamp } from '../../components/timestamp';
+import { Visible } from './argument-list';
 
 type Grant = CommandOutput<'grants:list'>[number];
 
@@ -57,7 +58,7 @@ export function SessionGrantsPanel({ refreshKey }: { refreshKey: number }) {
             {grants.map((g) => (
               <tr key={g.id} data-testid="session-grant">
                 <td><Timestamp ts={g.createdAt} /></td>
-                <td className="mono">{g.tool}</td>
+                <td className="mono"><Visible text={g.tool} oneLine /></td>
                 <td className="cell-wrap">{covers(g)}</td>
                 <td className="mono" title={g.agentSession}>{g.agentName ?? g.agentSession ?? '—'}</td>
                 <td>{g.by}</td>

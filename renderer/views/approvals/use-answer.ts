@@ -1,6 +1,7 @@
 import { useCallback, type RefObject } from 'react';
 import { useShortcuts } from '../../components/shortcuts';
 import { CHOICE_KEYS } from './approval-card';
+import { cardTitleText } from './card-text';
 import { questionKeyChoice } from './question';
 import type { CommandInput } from '../../../common/host-api';
 
@@ -28,7 +29,7 @@ export function useAnswerApproval(): (req: PendingApproval, choice: ApprovalChoi
         }
       } catch (e) {
         approvals.setAnswering(req.id, false);
-        toast.error(`Could not answer ${req.advertisedName ?? req.tool}`, e);
+        toast.error(`Could not answer ${cardTitleText(req)}`, e);
       }
     },
     [api, approvals, toast],
@@ -63,6 +64,8 @@ export function useApprovalKeys(scope: RefObject<HTMLElement | null>, pending: P
           // A card whose arguments have not all been on screen refuses Allow by key as by click
           // (approval-card.tsx, `data-allow-locked`); D still denies.
           if (choice !== 'deny' && allowLocked(scope.current, r.id)) return;
+          // Asked for each call: no session grant can come of it, so S and T do nothing (the card says so).
+          if (r.perCall && (choice === 'allow_session' || choice === 'allow_tool_session')) return;
           // "Allow the tool for the session" only means something for a tool call.
           if (!(r.kind && r.kind !== 'tool' && choice === 'allow_tool_session')) void answer(r, choice);
         },
