@@ -54,7 +54,17 @@ const http = {
 const builtin = { ...common, id: 'workspace', kind: 'builtin', builtin: 'workspace-tools', env: {}, envRefs: [], inheritEnv: [], options: { max: 1 }, sandbox } satisfies Required<BuiltinServerSpec>;
 const program: ProgramIdentity = { executable: { path: '/usr/bin/node', sha256: 'ab'.repeat(32) } };
 const own = profileIdentity({
-  policy: { default: 'approve', rules: [{ match: ['fs.*'], decision: 'allow' }], approvalTimeoutS: 60, sampling: 'deny' },
+  policy: {
+    default: 'approve',
+    rules: [{ match: ['fs.*'], decision: 'allow' }],
+    approvalTimeoutS: 60,
+    sampling: 'deny',
+    resources: 'approve',
+    prompts: 'allow',
+    data: { results: 'hold', arguments: 'deny' },
+    flow: 'deny',
+    marks: { private: ['fs.*'], untrusted: [], exfil: ['net.post'] },
+  },
   toolSurface: 'friendly',
   aliases: { r: 'files.read' },
   workspace: '/ws',

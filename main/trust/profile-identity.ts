@@ -6,7 +6,11 @@
 //
 // Kept: policy default, rules, sampling and the approval timeout (what an unanswered approval
 // decides depends on it), the tool surface (which names an agent can call), aliases (what a name
-// reaches), and the workspace when the profile writes one (every server's write grant). A
+// reaches), and the workspace when the profile writes one (every server's write grant). The
+// defaults for resources and prompts, the data scanning policy, the trifecta guard and its flow
+// marks are kept when they differ from their defaults (`flow: off` turns a guard off): at the
+// defaults they are left out, so a profile that never changed them keeps the hash it was
+// approved with before they were pinned. A
 // workspace that is a default (the profile's folder, the current directory) is written as that
 // default, so the same file is the same launch from any folder (identity.ts `${workspace}`).
 import { canonicalJson } from '../policy/fingerprint';
@@ -31,5 +35,12 @@ export function profileIdentity(profile: Pick<ResolvedProfile, 'policy' | 'toolS
     toolSurface: profile.toolSurface,
     aliases,
   };
+  const { resources, prompts, data, flow, marks } = profile.policy;
+  if (resources !== undefined && resources !== 'allow') out.policyResources = resources;
+  if (prompts !== undefined && prompts !== 'allow') out.policyPrompts = prompts;
+  if (data !== undefined && (data.results !== 'redact' || data.arguments !== 'approve')) out.policyData = `results ${data.results} · arguments ${data.arguments}`;
+  if (flow !== undefined && flow !== 'approve') out.policyFlow = flow;
+  const kinds = ['private', 'untrusted', 'exfil'] as const;
+  if (marks !== undefined && kinds.some((k) => marks[k].length)) out.policyMarks = kinds.map((k) => `${k}: ${marks[k].length ? marks[k].join(', ') : '(none)'}`);
   return JSON.parse(canonicalJson(profile.redactor.redactJson(out))) as LaunchIdentity;
 }

@@ -123,6 +123,26 @@ describe('what changed on disk since it was approved', () => {
     expect(second.supervisor.get('probe')!.status().state).toBe('ready');
   }, 60_000);
 
+  it('turning the trifecta guard off (policy.flow: off) asks again, in words; a profile that never wrote it kept its hash', async () => {
+    const w = world();
+    const doc = { name: 'flowpol', workspace: '.', policy: { default: 'allow' }, servers: { probe: probe() } };
+    const file = writeYaml(path.join(w.dir, 'gatehouse.yaml'), doc);
+    const first = await w.host.launch(file);
+    expect(first.supervisor.get('probe')!.status().state).toBe('ready');
+    await w.host.stop(first.id);
+
+    writeYaml(file, { ...doc, policy: { ...doc.policy, flow: 'off', data: { results: 'allow', arguments: 'allow' } } });
+    const second = await w.host.launch(file);
+    expect(second.supervisor.get('probe')!.status().state).not.toBe('ready');
+    const review = second.trust.reviews().launch.find((r) => r.server === PROFILE_REVIEW)!;
+    expect(review).toMatchObject({ status: 'changed' });
+    expect([...review.changed].sort()).toEqual(['policyData', 'policyFlow']);
+    expect(review.lines.find((l) => l.field === 'policyFlow')).toMatchObject({ label: 'Trifecta guard (policy.flow)', value: 'off' });
+    expect(review.lines.find((l) => l.field === 'policyData')?.value).toBe('results allow · arguments allow');
+    await second.trust.decide({ server: PROFILE_REVIEW, choice: 'approve', by: 'test-person' });
+    expect(second.supervisor.get('probe')!.status().state).toBe('ready');
+  }, 60_000);
+
   it('a swapped secret reference (${secret:OWN} → ${secret:OTHER}) asks again, without showing either value', async () => {
     const w = world();
     const env = { GATEHOUSE_SECRET_OWN: 'own-value-1', GATEHOUSE_SECRET_OTHER: 'other-value-2' };
