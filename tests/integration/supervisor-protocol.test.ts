@@ -36,7 +36,7 @@ describe('garbage on stdout', () => {
       expect((res.content[0] as { text: string }).text).toBe(text);
     }
     const { tools } = await server.client!.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['echo', 'pid', 'hang', 'bad_sampling']);
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'pid', 'die', 'hang', 'bad_sampling']);
 
     // Banner + half JSON (initialize) + non-JSON-RPC and DEBUG (tools/list, twice) + one per call.
     const expectedFaults = 1 + 1 + 2 * 2 + 3;
