@@ -372,10 +372,8 @@ export class CallPipeline {
       timer = setTimeout(() => controller.abort(new UpstreamTimeout(`no answer within ${timeoutMs / 1000}s`)), Math.min(timeoutMs, MAX_TIMER_MS));
     };
     arm();
-    const cancelled = table.signal(ex);
-    const onCancel = () => controller.abort(cancelled.reason);
-    if (cancelled.aborted) onCancel();
-    else cancelled.addEventListener('abort', onCancel, { once: true });
+    // The exchange's cancellation aborts this controller: one per send, no second signal.
+    const offCancel = table.whenCancelled(ex, (reason) => controller.abort(reason));
     const sending = new Set<Promise<void>>();
     let upstreamToken: string | undefined;
     if (progress) {
@@ -440,7 +438,7 @@ export class CallPipeline {
       return undefined;
     } finally {
       clearTimeout(timer);
-      cancelled.removeEventListener('abort', onCancel);
+      offCancel();
     }
   }
 
