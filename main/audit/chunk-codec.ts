@@ -41,12 +41,47 @@ export interface Chunk {
 
 /** Encodes one call; a traffic row takes its kept text instead of a second JSON.stringify. */
 export function encodeOp(op: WriterOp): string {
-  if (op[0] !== 't') return `${JSON.stringify(op)}\n`;
+  let out = '';
+  writeOp(op, (piece) => (out += piece));
+  return out;
+}
+
+// The traffic row being written, whose `message` the replacer leaves out (at the top level only:
+// a nested `message` key, say a JSON-RPC error's, is the row's own data).
+let omitMessageOf: unknown;
+function omitMessage(this: unknown, key: string, value: unknown): unknown {
+  return key === 'message' && this === omitMessageOf ? undefined : value;
+}
+
+/**
+ * The same bytes as encodeOp, handed to `write` piece by piece (ThreadedWriter encodes each
+ * straight into its chunk buffer): the message text is never copied into a line string, and
+ * the row's metadata is serialised without a copy of the row (`{ message, ...meta }`).
+ */
+export function writeOp(op: WriterOp, write: (piece: string) => void): void {
+  if (op[0] !== 't') {
+    write(JSON.stringify(op));
+    write('\n');
+    return;
+  }
   const ev = op[1];
   const text = ev.message === undefined ? undefined : messageJsonText(ev);
-  const { message: _m, ...meta } = ev;
-  if (text === undefined) return `${JSON.stringify(['t', meta, -1])}\n`;
-  return `${JSON.stringify(['t', meta, text.length])}\n${text}\n`;
+  omitMessageOf = ev;
+  let meta: string;
+  try {
+    meta = JSON.stringify(ev, omitMessage);
+  } finally {
+    omitMessageOf = undefined;
+  }
+  write('["t",');
+  write(meta);
+  if (text === undefined) {
+    write(',-1]\n');
+    return;
+  }
+  write(`,${text.length}]\n`);
+  write(text);
+  write('\n');
 }
 
 export function chunkHeader(chunk: number, run: string, ops: number): string {

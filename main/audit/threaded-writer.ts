@@ -1,8 +1,11 @@
 // The host's side of the audit writer thread (docs/audit.md "Audit store": the SQLite writes move off the
-// protocol thread). Every AuditWriter call is encoded at once into one line of the next chunk
-// (chunk-codec.ts: a message's kept text is carried as is, serialised once) and the chunk is
-// posted to the writer thread every few milliseconds; SQLite runs there. What stays here per
-// row is one small JSON.stringify of the row's metadata and a string concatenation.
+// protocol thread). Every AuditWriter call is encoded at once, as UTF-8, into the next chunk's
+// buffer (chunk-codec.ts writeOp: a message's kept text is carried as is, serialised once) and
+// the chunk is posted to the writer thread every few milliseconds; SQLite runs there. What
+// stays here per row is one small JSON.stringify of the row's metadata: the bytes of a row are
+// written once, outside the JS heap, and the same bytes go to the journal and (transferred, not
+// copied) to the thread. Lines joined into a chunk string were ~13 KB of the ~57 KB a stdio
+// call allocated here (docs/gateway.md "Performance").
 //
 // Two promises of the in-thread writer are kept:
 //  - read-your-writes: flush() posts what is pending and waits (Atomics.wait, bounded) until
@@ -16,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { StderrLine, TrafficEvent } from '../protocol/types';
-import { chunkHeader, chunkTrailer, encodeOp, type WriterOp } from './chunk-codec';
+import { chunkHeader, chunkTrailer, writeOp, type WriterOp } from './chunk-codec';
 import { Journal } from './journal';
 import type { AgentSessionStart, DecisionRecord, Ending, ExchangeRecord, ServerRunEnd, ServerRunStart, ServerStateChange, SessionStart, WriterStats } from './types';
 import type { AuditLimits } from './budget';
@@ -62,6 +65,8 @@ export interface ThreadedWriterOptions {
 
 const DEFAULT_POST_MS = 10;
 const MAX_UNSENT = 256;
+/** The chunk buffer's size at rest; it doubles for a larger chunk and comes back after one. */
+const CHUNK_BUFFER_BYTES = 64 * 1024;
 
 /** The writer thread's young generation (both semi-spaces and the new large-object space). */
 const WRITER_YOUNG_GEN_MB = 8;
@@ -71,15 +76,22 @@ export class ThreadedWriter implements AuditWriter {
   private readonly worker: Worker;
   private readonly shared: Int32Array;
   private readonly journal: Journal | undefined;
-  private lines: string[] = [];
+  /** The next chunk's ops, UTF-8, from 0 to `pendingBytes`; `pendingOps` of them. */
+  private buf = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
   private pendingBytes = 0;
+  private pendingOps = 0;
+  private readonly put = (piece: string): void => {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: room for that, so write() never cuts a piece.
+    if (this.pendingBytes + 3 * piece.length > this.buf.length) this.grow(this.pendingBytes + 3 * piece.length);
+    this.pendingBytes += this.buf.write(piece, this.pendingBytes, 'utf8');
+  };
   private chunk = 0;
   /** Bytes of each posted chunk the thread has not attempted yet, oldest first. */
   private inFlight: { chunk: number; bytes: number }[] = [];
   private inFlightBytes = 0;
   private timer: NodeJS.Timeout | undefined;
   /** Journaled chunks not posted yet (sent together, see post()). */
-  private unsent: string[] = [];
+  private unsent: Buffer[] = [];
   private sendTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private dead: Error | undefined;
@@ -174,7 +186,7 @@ export class ThreadedWriter implements AuditWriter {
   stats(): WriterStats {
     const s = this.shared;
     return {
-      queued: this.lines.length + Atomics.load(s, SLOT.queued),
+      queued: this.pendingOps + Atomics.load(s, SLOT.queued),
       written: Atomics.load(s, SLOT.written),
       batches: Atomics.load(s, SLOT.batches),
       // The thread counts the drops it was told of; here only those not sent yet, and lost ones.
@@ -235,9 +247,8 @@ export class ThreadedWriter implements AuditWriter {
       return;
     }
     this.flushDrops();
-    const line = encodeOp(op);
-    this.lines.push(line);
-    this.pendingBytes += line.length;
+    writeOp(op, this.put);
+    this.pendingOps++;
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.post();
@@ -266,9 +277,8 @@ export class ThreadedWriter implements AuditWriter {
     this.drops.clear();
     this.unsentDrops = 0;
     for (const d of drops) {
-      const line = encodeOp(['dropped', d.session, d.stream, d.dropped, d.firstTs, d.lastTs]);
-      this.lines.push(line);
-      this.pendingBytes += line.length;
+      writeOp(['dropped', d.session, d.stream, d.dropped, d.firstTs, d.lastTs], this.put);
+      this.pendingOps++;
     }
   }
 
@@ -284,35 +294,36 @@ export class ThreadedWriter implements AuditWriter {
       this.timer = undefined;
     }
     this.flushDrops();
-    if (this.dead && this.lines.length > 0) {
+    if (this.dead && this.pendingOps > 0) {
       // Nothing writes them any more: counted, not kept (memory stays bounded).
-      this.lost += this.lines.length;
-      this.lines = [];
-      this.pendingBytes = 0;
+      this.lost += this.pendingOps;
+      this.resetBuffer();
     }
-    if (this.lines.length === 0 || this.dead || this.closed) return;
+    if (this.pendingOps === 0 || this.dead || this.closed) return;
     const chunk = ++this.chunk;
-    // One join makes the chunk one flat string: header + join + trailer made a rope that the
-    // journal's write and postMessage each flattened again (a copy of every message's text).
-    const ops = this.lines.length;
-    this.lines.unshift(chunkHeader(chunk, this.run, ops));
-    this.lines.push(chunkTrailer(chunk));
-    const text = this.lines.join('');
-    this.lines = [];
-    this.pendingBytes = 0;
+    // The chunk's own buffer: header, the ops' bytes (one memcpy, outside the JS heap), trailer.
+    // It is what the journal writes and what the thread receives (transferred, see send()).
+    const header = chunkHeader(chunk, this.run, this.pendingOps);
+    const trailer = chunkTrailer(chunk);
+    const headerBytes = Buffer.byteLength(header, 'utf8');
+    const bytes = Buffer.allocUnsafeSlow(headerBytes + this.pendingBytes + trailer.length);
+    bytes.write(header, 0, 'utf8');
+    this.buf.copy(bytes, headerBytes, 0, this.pendingBytes);
+    bytes.write(trailer, headerBytes + this.pendingBytes, 'latin1');
+    this.resetBuffer();
     journaled &&= this.journal !== undefined;
     if (this.journal) {
       try {
-        this.journal.append(chunk, text, Atomics.load(this.shared, SLOT.committed));
+        this.journal.append(chunk, bytes, Atomics.load(this.shared, SLOT.committed));
       } catch (err) {
         this.report(new Error(`audit crash journal write failed: ${(err as Error).message}`, { cause: err }));
       }
     }
-    this.inFlight.push({ chunk, bytes: text.length });
-    this.inFlightBytes += text.length;
+    this.inFlight.push({ chunk, bytes: bytes.length });
+    this.inFlightBytes += bytes.length;
     // Journaled chunks are safe already: they travel to the thread together, one postMessage
     // per interval rather than one per answer.
-    this.unsent.push(text);
+    this.unsent.push(bytes);
     if (!journaled || this.unsent.length >= MAX_UNSENT) this.send();
     else this.sendTimer ??= setTimeout(() => this.send(), this.opts.postIntervalMs ?? DEFAULT_POST_MS).unref();
   }
@@ -323,11 +334,29 @@ export class ThreadedWriter implements AuditWriter {
       this.sendTimer = undefined;
     }
     if (this.unsent.length === 0 || this.dead) return;
-    // The chunks travel as they are (the thread decodes each): joining them first was one more
-    // copy of every message's text on the protocol thread.
-    const texts = this.unsent.length === 1 ? this.unsent[0]! : this.unsent;
+    // The chunks travel as they are (the thread decodes each), their memory moved to the
+    // thread rather than copied: each has an ArrayBuffer of its own (allocUnsafeSlow).
+    const chunks = this.unsent;
     this.unsent = [];
-    this.worker.postMessage(texts);
+    this.worker.postMessage(
+      chunks.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.length)),
+      chunks.map((b) => b.buffer as ArrayBuffer),
+    );
+  }
+
+  private grow(need: number): void {
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const next = Buffer.allocUnsafeSlow(size);
+    this.buf.copy(next, 0, 0, this.pendingBytes);
+    this.buf = next;
+  }
+
+  /** The next chunk starts empty; a buffer grown for a large one goes back to its rest size. */
+  private resetBuffer(): void {
+    this.pendingBytes = 0;
+    this.pendingOps = 0;
+    if (this.buf.length > CHUNK_BUFFER_BYTES) this.buf = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
   }
 
   private waitAttempted(chunk: number, timeoutMs: number): void {
