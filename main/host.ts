@@ -298,6 +298,8 @@ export class Host extends EventEmitter<HostEvents> {
     // Program hashes warmed off the event loop, the paths no sandbox may write (trust/protected-paths.ts).
     const inputs = await launchTrustInputs(profile, this.env);
     const trust = new TrustGuard(profile, this.trust, id, inputs.searchPath);
+    // The OpenTelemetry SDK loads only for a launch that names a collector, before anything runs.
+    const telemetry = await attachTelemetry(profile, this.env);
     const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface, trust });
     const supervisor = new Supervisor(profile, {
       session: id,
@@ -319,7 +321,7 @@ export class Host extends EventEmitter<HostEvents> {
     trust.on('changed', () => this.emit('trust', launch));
     this.launches.set(id, launch);
     this.wireAudit(launch, opts.kind ?? 'launch');
-    launch.telemetry = attachTelemetry(id, profile, gateway, this.broker, this.env, (line) => this.say(`gatehouse: ${line}`));
+    launch.telemetry = telemetry?.(id, gateway, this.broker, (line) => this.say(`gatehouse: ${line}`));
     if (launch.telemetry) launch.notices.push(`Exchanges and call metrics are exported to ${profile.redactor.redactString(launch.telemetry.endpoint)} (telemetry).`);
     supervisor.on('status', (s) => this.emit('server-status', id, s));
     gateway.on('decision', (d) => this.emit('decision', d));
