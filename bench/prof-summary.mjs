@@ -19,7 +19,7 @@ const maps = new Map();
 /** url:line:col of a bundled frame → the original source file and line, when a .map is beside it. */
 function original(url, line, col) {
   const p = url.replace(/^file:\/\//, '');
-  if (!p.includes('/out/') || !p.endsWith('.mjs')) return undefined;
+  if (!p.endsWith('.mjs')) return undefined;
   if (!maps.has(p)) maps.set(p, existsSync(`${p}.map`) ? new SourceMap(JSON.parse(readFileSync(`${p}.map`, 'utf8'))) : undefined);
   const e = maps.get(p)?.findEntry(line, col);
   if (!e?.originalSource) return undefined;
