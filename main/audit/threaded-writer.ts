@@ -76,22 +76,28 @@ export class ThreadedWriter implements AuditWriter {
   private readonly worker: Worker;
   private readonly shared: Int32Array;
   private readonly journal: Journal | undefined;
-  /** The next chunk's ops, UTF-8, from 0 to `pendingBytes`; `pendingOps` of them. */
+  /**
+   * One buffer holds, in order, the chunks posted but not yet sent to the thread (0 to `openAt`)
+   * and the open chunk: a header slot (filled when it is posted, padded with spaces, which
+   * JSON.parse reads past) and its ops, UTF-8, to `end`; `pendingOps` of them. A chunk is
+   * journaled from here as it is posted, and the unsent ones travel together in one copy.
+   */
   private buf = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
-  private pendingBytes = 0;
+  private readonly headerSlot: number;
+  private openAt = 0;
+  private end = 0;
   private pendingOps = 0;
+  private unsentChunks = 0;
   private readonly put = (piece: string): void => {
     // A UTF-16 unit is at most 3 bytes of UTF-8: room for that, so write() never cuts a piece.
-    if (this.pendingBytes + 3 * piece.length > this.buf.length) this.grow(this.pendingBytes + 3 * piece.length);
-    this.pendingBytes += this.buf.write(piece, this.pendingBytes, 'utf8');
+    if (this.end + 3 * piece.length > this.buf.length) this.grow(this.end + 3 * piece.length);
+    this.end += this.buf.write(piece, this.end, 'utf8');
   };
   private chunk = 0;
   /** Bytes of each posted chunk the thread has not attempted yet, oldest first. */
   private inFlight: { chunk: number; bytes: number }[] = [];
   private inFlightBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Journaled chunks not posted yet (sent together, see post()). */
-  private unsent: Buffer[] = [];
   private sendTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private dead: Error | undefined;
@@ -103,6 +109,8 @@ export class ThreadedWriter implements AuditWriter {
 
   constructor(private readonly opts: ThreadedWriterOptions) {
     this.shared = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+    this.headerSlot = Buffer.byteLength(chunkHeader(Number.MAX_SAFE_INTEGER, this.run, Number.MAX_SAFE_INTEGER), 'utf8');
+    this.end = this.headerSlot;
     this.journal = opts.journalDir ? new Journal(opts.journalDir, this.run, opts.journalRotateBytes) : undefined;
     const data: WriterThreadData = {
       file: opts.file,
@@ -160,7 +168,8 @@ export class ThreadedWriter implements AuditWriter {
   }
 
   decision(v: DecisionRecord): void {
-    this.push(['decision', { ...v, ts: v.ts ?? Date.now() }]);
+    // Most come stamped: no copy of the row then.
+    this.push(['decision', v.ts !== undefined ? v : { ...v, ts: Date.now() }]);
   }
 
   exchange(v: ExchangeRecord): void {
@@ -260,7 +269,7 @@ export class ThreadedWriter implements AuditWriter {
   private admit(session: string, stream: 'messages' | 'stderr_lines', ts: number): boolean {
     if (this.closed) return true; // push() reports it
     this.settle();
-    if (this.inFlightBytes + this.pendingBytes <= this.opts.limits.maxQueuedBytes) return true;
+    if (this.inFlightBytes + (this.end - this.openAt) <= this.opts.limits.maxQueuedBytes) return true;
     this.unsentDrops++;
     const key = `${stream}\u0000${session}`;
     const d = this.drops.get(key);
@@ -297,34 +306,39 @@ export class ThreadedWriter implements AuditWriter {
     if (this.dead && this.pendingOps > 0) {
       // Nothing writes them any more: counted, not kept (memory stays bounded).
       this.lost += this.pendingOps;
-      this.resetBuffer();
+      this.pendingOps = 0;
+      this.end = this.openAt + this.headerSlot;
     }
     if (this.pendingOps === 0 || this.dead || this.closed) return;
     const chunk = ++this.chunk;
-    // The chunk's own buffer: header, the ops' bytes (one memcpy, outside the JS heap), trailer.
-    // It is what the journal writes and what the thread receives (transferred, see send()).
+    // The header goes into the slot in front of the ops, the trailer after them: the chunk is
+    // one range of the buffer, written to the journal as it is, no string made of it.
     const header = chunkHeader(chunk, this.run, this.pendingOps);
-    const trailer = chunkTrailer(chunk);
-    const headerBytes = Buffer.byteLength(header, 'utf8');
-    const bytes = Buffer.allocUnsafeSlow(headerBytes + this.pendingBytes + trailer.length);
-    bytes.write(header, 0, 'utf8');
-    this.buf.copy(bytes, headerBytes, 0, this.pendingBytes);
-    bytes.write(trailer, headerBytes + this.pendingBytes, 'latin1');
-    this.resetBuffer();
+    const slotEnd = this.openAt + this.headerSlot;
+    this.buf.fill(0x20, this.openAt, slotEnd - 1);
+    this.buf.write(header.slice(0, -1), this.openAt, 'utf8');
+    this.buf[slotEnd - 1] = 0x0a;
+    this.put(chunkTrailer(chunk));
+    const start = this.openAt;
+    const bytes = this.end - start;
     journaled &&= this.journal !== undefined;
     if (this.journal) {
       try {
-        this.journal.append(chunk, bytes, Atomics.load(this.shared, SLOT.committed));
+        this.journal.append(chunk, this.buf.subarray(start, this.end), Atomics.load(this.shared, SLOT.committed));
       } catch (err) {
         this.report(new Error(`audit crash journal write failed: ${(err as Error).message}`, { cause: err }));
       }
     }
-    this.inFlight.push({ chunk, bytes: bytes.length });
-    this.inFlightBytes += bytes.length;
+    this.inFlight.push({ chunk, bytes });
+    this.inFlightBytes += bytes;
+    this.unsentChunks++;
+    this.pendingOps = 0;
+    this.openAt = this.end;
+    if (this.end + this.headerSlot > this.buf.length) this.grow(this.end + this.headerSlot);
+    this.end += this.headerSlot;
     // Journaled chunks are safe already: they travel to the thread together, one postMessage
     // per interval rather than one per answer.
-    this.unsent.push(bytes);
-    if (!journaled || this.unsent.length >= MAX_UNSENT) this.send();
+    if (!journaled || this.unsentChunks >= MAX_UNSENT) this.send();
     else this.sendTimer ??= setTimeout(() => this.send(), this.opts.postIntervalMs ?? DEFAULT_POST_MS).unref();
   }
 
@@ -333,30 +347,29 @@ export class ThreadedWriter implements AuditWriter {
       clearTimeout(this.sendTimer);
       this.sendTimer = undefined;
     }
-    if (this.unsent.length === 0 || this.dead) return;
-    // The chunks travel as they are (the thread decodes each), their memory moved to the
-    // thread rather than copied: each has an ArrayBuffer of its own (allocUnsafeSlow).
-    const chunks = this.unsent;
-    this.unsent = [];
-    this.worker.postMessage(
-      chunks.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.length)),
-      chunks.map((b) => b.buffer as ArrayBuffer),
-    );
+    if (this.unsentChunks === 0 || this.dead) return;
+    // The unsent chunks in one copy whose memory moves to the thread (transferred, not cloned
+    // again); the thread decodes them in order. The open chunk moves to the front.
+    const out = new Uint8Array(this.openAt);
+    out.set(this.buf.subarray(0, this.openAt));
+    const open = this.end - this.openAt;
+    if (this.buf.length > CHUNK_BUFFER_BYTES && open <= CHUNK_BUFFER_BYTES / 2) {
+      const next = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
+      this.buf.copy(next, 0, this.openAt, this.end);
+      this.buf = next;
+    } else this.buf.copyWithin(0, this.openAt, this.end);
+    this.openAt = 0;
+    this.end = open;
+    this.unsentChunks = 0;
+    this.worker.postMessage([out], [out.buffer]);
   }
 
   private grow(need: number): void {
     let size = this.buf.length * 2;
     while (size < need) size *= 2;
     const next = Buffer.allocUnsafeSlow(size);
-    this.buf.copy(next, 0, 0, this.pendingBytes);
+    this.buf.copy(next, 0, 0, this.end);
     this.buf = next;
-  }
-
-  /** The next chunk starts empty; a buffer grown for a large one goes back to its rest size. */
-  private resetBuffer(): void {
-    this.pendingBytes = 0;
-    this.pendingOps = 0;
-    if (this.buf.length > CHUNK_BUFFER_BYTES) this.buf = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
   }
 
   private waitAttempted(chunk: number, timeoutMs: number): void {
