@@ -14,7 +14,8 @@ describe('traffic screen, one prefilter pass per message', () => {
     expect(await new DataScanner(new Redactor()).scan(result, 'result')).toEqual([]);
     expect(screenRecord({ message: { jsonrpc: '2.0', id: 1, result } })).toBeUndefined();
     // The id is not part of the cleared result: it is looked at, found and masked.
-    const leaky = screenRecord({ message: { jsonrpc: '2.0', id: `id ${TOKEN}`, result } });
+    // (After the result in key order, so a screen that stopped at the cleared result would miss it.)
+    const leaky = screenRecord({ message: { jsonrpc: '2.0', result, id: `id ${TOKEN}` } });
     expect(leaky).toBeInstanceOf(Promise);
     const masked = await leaky!;
     expect(JSON.stringify(masked.message)).not.toContain(TOKEN);
