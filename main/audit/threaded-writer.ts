@@ -5,7 +5,7 @@
 // stays here per row is one small JSON.stringify of the row's metadata: the bytes of a row are
 // written once, outside the JS heap, and the same bytes go to the journal and (transferred, not
 // copied) to the thread. Lines joined into a chunk string were ~13 KB of the ~57 KB a stdio
-// call allocated here (docs/gateway.md "Performance").
+// call allocated here (docs/gateway-performance.md).
 //
 // Two promises of the in-thread writer are kept:
 //  - read-your-writes: flush() posts what is pending and waits (Atomics.wait, bounded) until

@@ -166,7 +166,7 @@ export class CallPipeline {
     // A `shadow: true` rule's verdict goes on record (audit, Traffic), never to the agent.
     let shadowNote = '';
     // Literals of one shape, no spreads: a spread after a spread made a dictionary-mode copy of
-    // the event per call (~3 KB of a call's allocation, docs/gateway.md "Performance").
+    // the event per call (~3 KB of a call's allocation, docs/gateway-performance.md).
     const decided = (decision: Verdict, decidedBy: Decider, outcome: DecisionEvent['outcome'], why: string, more: { rule?: string; answeredBy?: string } = NO_MORE) => {
       const reason = why + shadowNote;
       const patch: Pick<Exchange, 'reason' | 'rule' | 'answeredBy'> = { reason };

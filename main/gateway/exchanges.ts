@@ -378,8 +378,8 @@ export class ExchangeTable extends EventEmitter<Events> implements ExchangeLedge
  * Every field of an Exchange present from creation, in one order: the record is then one
  * hidden class from arrival to close, and the updates of its life (decide, sent, close) write
  * into slots it has instead of growing it property by property (each growth was a new map and
- * a copied backing store: ~13% of the bytes the stdio gateway allocated per call, docs/gateway.md
- * "Performance"). Fields not known yet are undefined, which JSON, zod and deep equality read as absent.
+ * a copied backing store: ~13% of the bytes the stdio gateway allocated per call,
+ * docs/gateway-performance.md). Fields not known yet are undefined, which JSON, zod and deep equality read as absent.
  */
 function newExchange(init: ExchangeInit, id: string): Exchange {
   // Every key required here (a field added to Exchange and not listed is a type error).

@@ -67,7 +67,7 @@ export class Redactor {
   /**
    * Whether any string of a JSON value (keys too) holds a configured secret in any form, split
    * or not: redactJson would change it. One regex test per string and nothing allocated, so a
-   * message with no secret in it (most of them) costs no walk that copies (docs/gateway.md "Performance").
+   * message with no secret in it (most of them) costs no walk that copies (docs/gateway-performance.md).
    */
   holds(value: unknown): boolean {
     if (this.secrets.size === 0) return false;
