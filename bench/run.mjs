@@ -6,6 +6,7 @@
 //
 //   node bench/run.mjs [--quick] [--rounds N] [--only id,id] [--no-write]
 //                      [--cpu-prof DIR] [--heap-prof FILE-%t.heapprofile]   profiles (%t = target id)
+//                      [--baseline-cli DIR/cli.mjs]   A/B: the gateway targets of that build too, in the same rounds
 //   node bench/run.mjs --faults    the other server's p50/p99 during each fault (bench/faults.mjs)
 //
 // Per target: warm-up, sequential calls (p50/p99), then calls/s with 32 requests in flight on
@@ -37,6 +38,7 @@ const { values: opts } = parseArgs({
     'cpu-prof': { type: 'string' },
     'heap-prof': { type: 'string' },
     'gateway-node-options': { type: 'string' },
+    'baseline-cli': { type: 'string' },
     faults: { type: 'boolean' },
   },
   strict: true,
@@ -290,12 +292,12 @@ function stdioTarget(command, args, middleIsServer) {
   };
 }
 
-function gatewayStdioTarget(audit) {
+function gatewayStdioTarget(audit, entry = cliEntry) {
   return async () => {
     const dir = mkTmp('gh-bench-');
     const profile = writeProfile(dir);
     trustProfile(profile, path.join(dir, 'data'));
-    const args = [...cpuProfArgs(), cliEntry, 'gateway', '--profile', profile, '--quiet', '--data-dir', path.join(dir, 'data')];
+    const args = [...cpuProfArgs(), entry, 'gateway', '--profile', profile, '--quiet', '--data-dir', path.join(dir, 'data')];
     if (!audit) args.push('--no-audit');
     return stdioTarget(process.execPath, args, false)();
   };
@@ -339,6 +341,16 @@ const TARGETS = [
   },
   { id: 'floor', label: 'SDK Streamable HTTP echo server (floor)', start: httpChildTarget((port) => [...preloadArgs(), path.join(root, 'bench/floor-server.mjs'), String(port)]) },
 ];
+
+// `--baseline-cli FILE`: an earlier build of out/ (copied aside before a change) measured beside
+// this one, target by target in the same rounds, so a change is read as a ratio of one run.
+const baselineCli = opts['baseline-cli'] ? path.resolve(opts['baseline-cli']) : undefined;
+if (baselineCli) {
+  const base = (id, label, start) => ({ id: `${id}-base`, label: `${label} (baseline build)`, start, baseline: true });
+  const at = (id) => TARGETS.findIndex((t) => t.id === id);
+  TARGETS.splice(at('gw-stdio'), 0, base('gw-stdio', 'gateway stdio, audit on', gatewayStdioTarget(true, baselineCli)));
+  TARGETS.splice(at('gw-http'), 0, base('gw-http', 'gateway HTTP (lean transport), audit on', gatewayHttpTarget(baselineCli, true)));
+}
 
 // ---- measurement ----------------------------------------------------------------------------
 
@@ -394,6 +406,8 @@ async function measure(target) {
     else process.stderr.write(`[heap used ${[k0, k1, k2].map((k) => f(k.heapUsed / 1048576, 0)).join(' → ')} MB, rss ${[k0, k1, k2].map((k) => f(k.rss / 1048576, 0)).join(' → ')} MB] `);
     const { hwmKb } = readStatus(pid);
     return {
+      // RSS after the warm-up, before the measured phases (the process idle between calls).
+      idleMb: k0 ? k0.rss / 1048576 : NaN,
       p50: pct(lat, 50),
       p99: pct(lat, 99),
       cps: N.conc / (elapsed / 1000),
@@ -417,6 +431,7 @@ function best(a, b) {
     p99: Math.min(a.p99, b.p99),
     cps: Math.max(a.cps, b.cps),
     hwmMb: Math.max(a.hwmMb, b.hwmMb),
+    idleMb: Math.max(a.idleMb, b.idleMb),
     seq: bestPerCall(a.seq, b.seq),
     conc: bestPerCall(a.conc, b.conc),
   };
@@ -459,7 +474,7 @@ async function main() {
   }
   await buildSdkTransportCli();
   const only = opts.only ? new Set(opts.only.split(',')) : undefined;
-  const targets = TARGETS.filter((t) => !only || only.has(t.id));
+  const targets = TARGETS.filter((t) => !only || only.has(t.id) || (t.baseline && only.has(t.id.replace(/-base$/, ''))));
   const results = new Map();
   process.stderr.write(`bench: ${targets.length} targets × ${rounds} round(s); per target ${N.warm} warm-up, ${N.seq} sequential, ${N.conc} with ${INFLIGHT} in flight\n`);
   for (let round = 1; round <= rounds; round++) {

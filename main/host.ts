@@ -302,6 +302,8 @@ export class Host extends EventEmitter<HostEvents> {
       const avail = sandboxAvailability(this.env);
       return avail.ok ? avail.kind : undefined;
     });
+    // The OpenTelemetry SDK loads only for a launch that names a collector, before anything runs.
+    const telemetry = await attachTelemetry(profile, this.env);
     const gateway = new Gateway({ session: id, profile, policy, broker: this.broker, toolSurface: opts.toolSurface, trust });
     const supervisor = new Supervisor(profile, {
       session: id,
@@ -323,7 +325,7 @@ export class Host extends EventEmitter<HostEvents> {
     trust.on('changed', () => this.emit('trust', launch));
     this.launches.set(id, launch);
     this.wireAudit(launch, opts.kind ?? 'launch');
-    launch.telemetry = attachTelemetry(id, profile, gateway, this.broker, this.env, (line) => this.say(`gatehouse: ${line}`));
+    launch.telemetry = telemetry?.(id, gateway, this.broker, (line) => this.say(`gatehouse: ${line}`));
     if (launch.telemetry) launch.notices.push(`Exchanges and call metrics are exported to ${profile.redactor.redactString(launch.telemetry.endpoint)} (telemetry).`);
     supervisor.on('status', (s) => this.emit('server-status', id, s));
     gateway.on('decision', (d) => this.emit('decision', d));

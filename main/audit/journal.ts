@@ -47,8 +47,8 @@ export class Journal {
     this.fds = this.files.map((f) => fs.openSync(f, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)) as [number, number];
   }
 
-  /** Appends one chunk; returns once write(2) has returned. Throws on a disk error. */
-  append(chunk: number, text: string, committed: number): void {
+  /** Appends one chunk (its UTF-8 bytes); returns once write(2) has returned. Throws on a disk error. */
+  append(chunk: number, bytes: Uint8Array, committed: number): void {
     if (this.size > this.rotateBytes) {
       const other: 0 | 1 = this.cur === 0 ? 1 : 0;
       if (this.last[other] <= committed) {
@@ -58,18 +58,12 @@ export class Journal {
         this.size = 0;
       }
     }
-    // The string goes to write(2) as it is (encoded outside the JS heap); a Buffer.from copy of
-    // every chunk was a fifth of the bytes the protocol thread allocated per call. A short
-    // write (rare for a regular file) finishes from a Buffer of the rest.
+    // The chunk's bytes as the writer encoded them (threaded-writer.ts): no string, no copy. A
+    // short write (rare for a regular file) goes on from where it stopped.
     const fd = this.fds[this.cur];
-    const written = fs.writeSync(fd, text, null, 'utf8');
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (written < bytes) {
-      const buf = Buffer.from(text, 'utf8');
-      let off = written;
-      while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off, null);
-    }
-    this.size += bytes;
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off, null);
+    this.size += bytes.length;
     this.last[this.cur] = chunk;
   }
 

@@ -1,8 +1,11 @@
 // The host's side of the audit writer thread (docs/audit.md "Audit store": the SQLite writes move off the
-// protocol thread). Every AuditWriter call is encoded at once into one line of the next chunk
-// (chunk-codec.ts: a message's kept text is carried as is, serialised once) and the chunk is
-// posted to the writer thread every few milliseconds; SQLite runs there. What stays here per
-// row is one small JSON.stringify of the row's metadata and a string concatenation.
+// protocol thread). Every AuditWriter call is encoded at once, as UTF-8, into the next chunk's
+// buffer (chunk-codec.ts writeOp: a message's kept text is carried as is, serialised once) and
+// the chunk is posted to the writer thread every few milliseconds; SQLite runs there. What
+// stays here per row is one small JSON.stringify of the row's metadata: the bytes of a row are
+// written once, outside the JS heap, and the same bytes go to the journal and (transferred, not
+// copied) to the thread. Lines joined into a chunk string were ~13 KB of the ~57 KB a stdio
+// call allocated here (docs/gateway-performance.md).
 //
 // Two promises of the in-thread writer are kept:
 //  - read-your-writes: flush() posts what is pending and waits (Atomics.wait, bounded) until
@@ -16,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { StderrLine, TrafficEvent } from '../protocol/types';
-import { chunkHeader, chunkTrailer, encodeOp, type WriterOp } from './chunk-codec';
+import { chunkHeader, chunkTrailer, writeOp, type WriterOp } from './chunk-codec';
 import { Journal } from './journal';
 import type { AgentSessionStart, DecisionRecord, Ending, ExchangeRecord, ServerRunEnd, ServerRunStart, ServerStateChange, SessionStart, WriterStats } from './types';
 import type { AuditLimits } from './budget';
@@ -62,6 +65,8 @@ export interface ThreadedWriterOptions {
 
 const DEFAULT_POST_MS = 10;
 const MAX_UNSENT = 256;
+/** The chunk buffer's size at rest; it doubles for a larger chunk and comes back after one. */
+const CHUNK_BUFFER_BYTES = 64 * 1024;
 
 /** The writer thread's young generation (both semi-spaces and the new large-object space). */
 const WRITER_YOUNG_GEN_MB = 8;
@@ -71,15 +76,28 @@ export class ThreadedWriter implements AuditWriter {
   private readonly worker: Worker;
   private readonly shared: Int32Array;
   private readonly journal: Journal | undefined;
-  private lines: string[] = [];
-  private pendingBytes = 0;
+  /**
+   * One buffer holds, in order, the chunks posted but not yet sent to the thread (0 to `openAt`)
+   * and the open chunk: a header slot (filled when it is posted, padded with spaces, which
+   * JSON.parse reads past) and its ops, UTF-8, to `end`; `pendingOps` of them. A chunk is
+   * journaled from here as it is posted, and the unsent ones travel together in one copy.
+   */
+  private buf = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
+  private readonly headerSlot: number;
+  private openAt = 0;
+  private end = 0;
+  private pendingOps = 0;
+  private unsentChunks = 0;
+  private readonly put = (piece: string): void => {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: room for that, so write() never cuts a piece.
+    if (this.end + 3 * piece.length > this.buf.length) this.grow(this.end + 3 * piece.length);
+    this.end += this.buf.write(piece, this.end, 'utf8');
+  };
   private chunk = 0;
   /** Bytes of each posted chunk the thread has not attempted yet, oldest first. */
   private inFlight: { chunk: number; bytes: number }[] = [];
   private inFlightBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Journaled chunks not posted yet (sent together, see post()). */
-  private unsent: string[] = [];
   private sendTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private dead: Error | undefined;
@@ -91,6 +109,8 @@ export class ThreadedWriter implements AuditWriter {
 
   constructor(private readonly opts: ThreadedWriterOptions) {
     this.shared = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+    this.headerSlot = Buffer.byteLength(chunkHeader(Number.MAX_SAFE_INTEGER, this.run, Number.MAX_SAFE_INTEGER), 'utf8');
+    this.end = this.headerSlot;
     this.journal = opts.journalDir ? new Journal(opts.journalDir, this.run, opts.journalRotateBytes) : undefined;
     const data: WriterThreadData = {
       file: opts.file,
@@ -148,7 +168,8 @@ export class ThreadedWriter implements AuditWriter {
   }
 
   decision(v: DecisionRecord): void {
-    this.push(['decision', { ...v, ts: v.ts ?? Date.now() }]);
+    // Most come stamped: no copy of the row then.
+    this.push(['decision', v.ts !== undefined ? v : { ...v, ts: Date.now() }]);
   }
 
   exchange(v: ExchangeRecord): void {
@@ -174,7 +195,7 @@ export class ThreadedWriter implements AuditWriter {
   stats(): WriterStats {
     const s = this.shared;
     return {
-      queued: this.lines.length + Atomics.load(s, SLOT.queued),
+      queued: this.pendingOps + Atomics.load(s, SLOT.queued),
       written: Atomics.load(s, SLOT.written),
       batches: Atomics.load(s, SLOT.batches),
       // The thread counts the drops it was told of; here only those not sent yet, and lost ones.
@@ -235,9 +256,8 @@ export class ThreadedWriter implements AuditWriter {
       return;
     }
     this.flushDrops();
-    const line = encodeOp(op);
-    this.lines.push(line);
-    this.pendingBytes += line.length;
+    writeOp(op, this.put);
+    this.pendingOps++;
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.post();
@@ -249,7 +269,7 @@ export class ThreadedWriter implements AuditWriter {
   private admit(session: string, stream: 'messages' | 'stderr_lines', ts: number): boolean {
     if (this.closed) return true; // push() reports it
     this.settle();
-    if (this.inFlightBytes + this.pendingBytes <= this.opts.limits.maxQueuedBytes) return true;
+    if (this.inFlightBytes + (this.end - this.openAt) <= this.opts.limits.maxQueuedBytes) return true;
     this.unsentDrops++;
     const key = `${stream}\u0000${session}`;
     const d = this.drops.get(key);
@@ -266,9 +286,8 @@ export class ThreadedWriter implements AuditWriter {
     this.drops.clear();
     this.unsentDrops = 0;
     for (const d of drops) {
-      const line = encodeOp(['dropped', d.session, d.stream, d.dropped, d.firstTs, d.lastTs]);
-      this.lines.push(line);
-      this.pendingBytes += line.length;
+      writeOp(['dropped', d.session, d.stream, d.dropped, d.firstTs, d.lastTs], this.put);
+      this.pendingOps++;
     }
   }
 
@@ -284,36 +303,42 @@ export class ThreadedWriter implements AuditWriter {
       this.timer = undefined;
     }
     this.flushDrops();
-    if (this.dead && this.lines.length > 0) {
+    if (this.dead && this.pendingOps > 0) {
       // Nothing writes them any more: counted, not kept (memory stays bounded).
-      this.lost += this.lines.length;
-      this.lines = [];
-      this.pendingBytes = 0;
+      this.lost += this.pendingOps;
+      this.pendingOps = 0;
+      this.end = this.openAt + this.headerSlot;
     }
-    if (this.lines.length === 0 || this.dead || this.closed) return;
+    if (this.pendingOps === 0 || this.dead || this.closed) return;
     const chunk = ++this.chunk;
-    // One join makes the chunk one flat string: header + join + trailer made a rope that the
-    // journal's write and postMessage each flattened again (a copy of every message's text).
-    const ops = this.lines.length;
-    this.lines.unshift(chunkHeader(chunk, this.run, ops));
-    this.lines.push(chunkTrailer(chunk));
-    const text = this.lines.join('');
-    this.lines = [];
-    this.pendingBytes = 0;
+    // The header goes into the slot in front of the ops, the trailer after them: the chunk is
+    // one range of the buffer, written to the journal as it is, no string made of it.
+    const header = chunkHeader(chunk, this.run, this.pendingOps);
+    const slotEnd = this.openAt + this.headerSlot;
+    this.buf.fill(0x20, this.openAt, slotEnd - 1);
+    this.buf.write(header.slice(0, -1), this.openAt, 'utf8');
+    this.buf[slotEnd - 1] = 0x0a;
+    this.put(chunkTrailer(chunk));
+    const start = this.openAt;
+    const bytes = this.end - start;
     journaled &&= this.journal !== undefined;
     if (this.journal) {
       try {
-        this.journal.append(chunk, text, Atomics.load(this.shared, SLOT.committed));
+        this.journal.append(chunk, this.buf.subarray(start, this.end), Atomics.load(this.shared, SLOT.committed));
       } catch (err) {
         this.report(new Error(`audit crash journal write failed: ${(err as Error).message}`, { cause: err }));
       }
     }
-    this.inFlight.push({ chunk, bytes: text.length });
-    this.inFlightBytes += text.length;
+    this.inFlight.push({ chunk, bytes });
+    this.inFlightBytes += bytes;
+    this.unsentChunks++;
+    this.pendingOps = 0;
+    this.openAt = this.end;
+    if (this.end + this.headerSlot > this.buf.length) this.grow(this.end + this.headerSlot);
+    this.end += this.headerSlot;
     // Journaled chunks are safe already: they travel to the thread together, one postMessage
     // per interval rather than one per answer.
-    this.unsent.push(text);
-    if (!journaled || this.unsent.length >= MAX_UNSENT) this.send();
+    if (!journaled || this.unsentChunks >= MAX_UNSENT) this.send();
     else this.sendTimer ??= setTimeout(() => this.send(), this.opts.postIntervalMs ?? DEFAULT_POST_MS).unref();
   }
 
@@ -322,12 +347,29 @@ export class ThreadedWriter implements AuditWriter {
       clearTimeout(this.sendTimer);
       this.sendTimer = undefined;
     }
-    if (this.unsent.length === 0 || this.dead) return;
-    // The chunks travel as they are (the thread decodes each): joining them first was one more
-    // copy of every message's text on the protocol thread.
-    const texts = this.unsent.length === 1 ? this.unsent[0]! : this.unsent;
-    this.unsent = [];
-    this.worker.postMessage(texts);
+    if (this.unsentChunks === 0 || this.dead) return;
+    // The unsent chunks in one copy whose memory moves to the thread (transferred, not cloned
+    // again); the thread decodes them in order. The open chunk moves to the front.
+    const out = new Uint8Array(this.openAt);
+    out.set(this.buf.subarray(0, this.openAt));
+    const open = this.end - this.openAt;
+    if (this.buf.length > CHUNK_BUFFER_BYTES && open <= CHUNK_BUFFER_BYTES / 2) {
+      const next = Buffer.allocUnsafeSlow(CHUNK_BUFFER_BYTES);
+      this.buf.copy(next, 0, this.openAt, this.end);
+      this.buf = next;
+    } else this.buf.copyWithin(0, this.openAt, this.end);
+    this.openAt = 0;
+    this.end = open;
+    this.unsentChunks = 0;
+    this.worker.postMessage([out], [out.buffer]);
+  }
+
+  private grow(need: number): void {
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const next = Buffer.allocUnsafeSlow(size);
+    this.buf.copy(next, 0, 0, this.end);
+    this.buf = next;
   }
 
   private waitAttempted(chunk: number, timeoutMs: number): void {

@@ -77,11 +77,12 @@ function receive(text: string): void {
   }
 }
 
-// A message is one chunk's text, or several chunks' texts in order (threaded-writer.ts send()).
-port.on('message', (msg: string | string[] | { close: true } | { sync: true }) => {
-  if (typeof msg === 'string' || Array.isArray(msg)) {
-    if (typeof msg === 'string') receive(msg);
-    else for (const text of msg) receive(text);
+// A message is one or more chunks, in order, each its UTF-8 bytes (threaded-writer.ts send()).
+// The ops' lengths count UTF-16 units of the decoded text, as in a journal file read back.
+const utf8 = new TextDecoder();
+port.on('message', (msg: Uint8Array[] | { close: true } | { sync: true }) => {
+  if (Array.isArray(msg)) {
+    for (const bytes of msg) receive(utf8.decode(bytes));
     flushSoon();
     return;
   }

@@ -8,20 +8,35 @@
 //    here the text comes from a server or an agent, who could switch the scan off by saying so.
 // lintSource is async and costs ~200 µs on 1 KB of text that holds nothing (measured here, Node
 // 20, 2 cores), so a prefilter that every rule's match must pass keeps it off calls that carry no
-// candidate at all (bench/data-scan.mjs measures both).
-import { lintSource } from '@secretlint/core';
-import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
+// candidate at all (bench/data-scan.mjs measures both). secretlint itself is loaded on the first
+// text the prefilter lets through: a gateway whose traffic never holds a candidate does not carry
+// it (docs/gateway.md "Memory"; tests/integration/gateway-startup-imports.test.ts).
+import type { lintSource } from '@secretlint/core';
+import type { rules as presetRulesType } from '@secretlint/secretlint-rule-preset-recommend';
 
 // The preset's rules one by one rather than the preset: its `rules` config honours options but
 // not `disabled` (11.7.1: a `secretlint-disable` comment still switched the scan off), so the
 // filter is left out of the list instead (credential-rules.test.ts tries the comment).
 const FILTER_COMMENTS = '@secretlint/secretlint-rule-filter-comments';
 const RULE_OPTIONS: Record<string, Record<string, unknown>> = { '@secretlint/secretlint-rule-aws': { enableIDScanRule: true } };
-const CONFIG: Parameters<typeof lintSource>[0]['options']['config'] = {
-  rules: presetRules
-    .filter((rule) => rule.meta.id !== FILTER_COMMENTS)
-    .map((rule) => ({ id: rule.meta.id, rule, ...(RULE_OPTIONS[rule.meta.id] ? { options: RULE_OPTIONS[rule.meta.id] } : {}) })),
-};
+type Config = Parameters<typeof lintSource>[0]['options']['config'];
+
+function configOf(presetRules: typeof presetRulesType): Config {
+  return {
+    rules: presetRules
+      .filter((rule) => rule.meta.id !== FILTER_COMMENTS)
+      .map((rule) => ({ id: rule.meta.id, rule, ...(RULE_OPTIONS[rule.meta.id] ? { options: RULE_OPTIONS[rule.meta.id] } : {}) })),
+  };
+}
+
+let engine: Promise<{ lint: typeof lintSource; config: Config }> | undefined;
+/** secretlint and the config, loaded and built once, on first use. */
+function secretlint(): Promise<{ lint: typeof lintSource; config: Config }> {
+  engine ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([core, preset]) => ({ lint: core.lintSource, config: configOf(preset.rules) }));
+  // A failed load is tried again next time rather than failing every scan for good.
+  engine.catch(() => (engine = undefined));
+  return engine;
+}
 
 /**
  * Text no rule of the preset can match has none of these. Each alternative is a literal every
@@ -70,9 +85,10 @@ export interface CredentialMatch {
 /** Every credential the rules find in `text`, with its range; never the value. */
 export async function findCredentials(text: string): Promise<CredentialMatch[]> {
   if (!mayHoldCredential(text)) return [];
-  const result = await lintSource({
+  const { lint, config } = await secretlint();
+  const result = await lint({
     source: { content: text, filePath: 'gatehouse-data-scan.txt', contentType: 'text' },
-    options: { config: CONFIG, maskSecrets: true, noPhysicFilePath: true },
+    options: { config, maskSecrets: true, noPhysicFilePath: true },
   });
   return result.messages.map((m) => ({
     rule: m.ruleId.replace(/^@secretlint\/secretlint-rule-/, ''),

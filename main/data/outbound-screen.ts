@@ -16,7 +16,7 @@ import type { OutboundScreen } from '../protocol/exchange-channel';
 import type { ExchangeStamp } from '../protocol/types';
 import type { Redactor } from '../secrets/redactor';
 import { isScreened, type DataGuard } from './data-guard';
-import { mayHoldCredentials, maskCredentials, type DataFinding } from './scanner';
+import { mayHoldCredentialsOnce, maskCredentials, type DataFinding } from './scanner';
 
 /** Where a screen's findings go: the message, the exchange it was stamped with (if any), what was found. */
 export type FoundSink = (stamp: ExchangeStamp | undefined, message: JSONRPCMessage, findings: DataFinding[], agentSession?: string) => void;
@@ -32,7 +32,7 @@ export class DataOutboundScreen implements OutboundScreen {
     const redacted = this.redactor.redactJson(original);
     const result = (original as { result?: unknown }).result;
     if (result !== undefined && isScreened(result)) return redacted;
-    if (redacted === original && !mayHoldCredentials(original)) return original;
+    if (redacted === original && !mayHoldCredentialsOnce(original)) return original;
     return this.scan(original);
   }
 

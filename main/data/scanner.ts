@@ -53,9 +53,51 @@ function leaves(value: unknown): Leaf[] {
 export function mayHoldCredentials(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return mayHoldCredential(value);
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
-  if (Array.isArray(value)) return value.some((v) => mayHoldCredentials(v, depth + 1));
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (mayHoldCredential(k) || mayHoldCredentials(v, depth + 1)) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (mayHoldCredentials(value[i], depth + 1)) return true;
+    return false;
+  }
+  // for…in, not Object.entries: this runs on every message, and the entries were an array per object.
+  const obj = value as Record<string, unknown>;
+  for (const k in obj) if (Object.hasOwn(obj, k) && (mayHoldCredential(k) || mayHoldCredentials(obj[k], depth + 1))) return true;
   return false;
+}
+
+// The prefilter's "nothing here" verdicts, by object: a message is cleared once and the verdict
+// travels with it (docs/data.md "Every message toward the agent"). The tap clears a server's
+// answer as it arrives (traffic-screen.ts), and its result is then known clear to the call
+// pipeline's scan and, once that scan cleared it, to the outbound screen and the tap's record of
+// the answer toward the agent; before, each of them ran the prefilter over the same strings.
+// Sound because a message is never changed once it crossed a transport (masking and redaction
+// make copies), and a verdict is only ever "clear": a candidate is looked at every time.
+const clear = new WeakSet<object>();
+
+/** mayHoldCredentials, remembered for objects it clears (and, for a message, its `result`). */
+export function mayHoldCredentialsOnce(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return mayHoldCredentials(value);
+  if (clear.has(value)) return false;
+  if (Array.isArray(value) ? mayHoldCredentials(value) : mayHoldInFields(value as Record<string, unknown>)) return true;
+  clear.add(value);
+  const result = (value as { result?: unknown }).result;
+  if (result !== null && typeof result === 'object') clear.add(result);
+  return false;
+}
+
+/** An object's fields, skipping a field whose value is known clear (a screened result in its answer). */
+function mayHoldInFields(obj: Record<string, unknown>): boolean {
+  for (const k in obj) {
+    if (!Object.hasOwn(obj, k)) continue;
+    if (mayHoldCredential(k)) return true;
+    const v = obj[k];
+    if (v !== null && typeof v === 'object' && clear.has(v)) continue;
+    if (mayHoldCredentials(v, 1)) return true;
+  }
+  return false;
+}
+
+/** `value` was scanned whole and held no credential: later prefilters of it are skipped. */
+export function markClearOfCredentials(value: unknown): void {
+  if (value !== null && typeof value === 'object') clear.add(value);
 }
 
 function leafAt(list: Leaf[], offset: number): Leaf | undefined {
@@ -76,6 +118,9 @@ export class DataScanner {
 
   /** Every configured secret and detected credential in `value`, configured secrets first. */
   async scan(value: unknown, direction: DataDirection): Promise<DataFinding[]> {
+    // Most values hold nothing: no configured secret and nothing the rules' prefilter lets
+    // through. They are cleared without the leaves, their paths and the joined text.
+    if (!this.redactor.holds(value) && !mayHoldCredentialsOnce(value)) return [];
     const list = leaves(value);
     if (list.length === 0) return [];
     const findings: DataFinding[] = [];
@@ -100,6 +145,7 @@ export class DataScanner {
       if (taken.get(leaf)?.some(([a, b]) => start < b && end > a)) continue;
       findings.push({ direction, kind: 'credential', rule: m.rule, ...(m.detail ? { detail: m.detail } : {}), path: leaf.path, start, end });
     }
+    if (!findings.some((f) => f.kind === 'credential')) markClearOfCredentials(value);
     return findings;
   }
 }
@@ -116,6 +162,7 @@ export function describeFinding(f: DataFinding): string {
  * the same objects, as in Redactor.redactJson.
  */
 export function maskCredentials<T>(value: T, findings: readonly DataFinding[]): T {
+  if (findings.length === 0) return value; // every call's arguments pass here
   const byPath = new Map<string, DataFinding[]>();
   for (const f of findings) if (f.kind === 'credential') byPath.set(f.path, [...(byPath.get(f.path) ?? []), f]);
   if (byPath.size === 0) return value;

@@ -5,7 +5,7 @@
 // (`«credential:RULE»`), a few hundred µs later and so perhaps after a later message. Configured
 // secrets were already redacted by the tap's Redactor. A scan that fails publishes a stand-in,
 // never the clear message.
-import { DataScanner, mayHoldCredentials, maskCredentials } from './scanner';
+import { DataScanner, mayHoldCredentialsOnce, maskCredentials } from './scanner';
 import { Redactor } from '../secrets/redactor';
 
 // Credentials only: configured secrets are the launch's Redactor's job, done before this runs.
@@ -13,7 +13,8 @@ const scanner = new DataScanner(new Redactor());
 
 /** undefined: publish `record` as it is; else the record to publish once it has been scanned. */
 export function screenRecord<T extends { message: unknown }>(record: T): Promise<T> | undefined {
-  if (!mayHoldCredentials(record.message)) return undefined;
+  // Once per message: a message the outbound screen (or an earlier leg) cleared is not walked again.
+  if (!mayHoldCredentialsOnce(record.message)) return undefined;
   return scanner.scan(record.message, 'result').then(
     (findings) => (findings.length === 0 ? record : { ...record, message: maskCredentials(record.message, findings) }),
     (err: unknown) => ({ ...record, message: { 'gatehouse/unscanned': `the data scanner failed on this message: ${(err as Error).message}` } }),

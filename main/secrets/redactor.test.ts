@@ -38,6 +38,18 @@ describe('Redactor', () => {
     expect(r.redactString('\u001b[31mred\u001b[0m text')).toBe('\u001b[31mred\u001b[0m text');
   });
 
+  it('holds() says whether redactJson would change a value: any string, keys, split forms', () => {
+    const r = redactor();
+    expect(r.holds({ a: [{ b: 'x' }], c: 1, d: null })).toBe(false);
+    expect(r.holds({ a: [{ b: `k ${KEY}` }] })).toBe(true);
+    expect(r.holds({ [encodeURIComponent(ODD)]: 1 })).toBe(true);
+    // Split by an escape: not a plain match, and still held (redactJson redacts it).
+    const split = { t: `tok=${KEY.slice(0, 6)}\u001b[31m${KEY.slice(6)}` };
+    expect(r.holds(split)).toBe(true);
+    expect(r.redactJson(split)).not.toBe(split);
+    expect(new Redactor().holds({ t: KEY })).toBe(false);
+  });
+
   it('redactJson returns the same objects where nothing was redacted', () => {
     const r = redactor();
     const clean = { a: [{ b: 'x' }], c: 1, d: null };

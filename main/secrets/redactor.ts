@@ -65,12 +65,45 @@ export class Redactor {
   }
 
   /**
+   * Whether any string of a JSON value (keys too) holds a configured secret in any form, split
+   * or not: redactJson would change it. One regex test per string and nothing allocated, so a
+   * message with no secret in it (most of them) costs no walk that copies (docs/gateway-performance.md).
+   */
+  holds(value: unknown): boolean {
+    if (this.secrets.size === 0) return false;
+    return this.holdsIn(value, this.regex(), 0);
+  }
+
+  private holdsIn(value: unknown, re: RegExp, depth: number): boolean {
+    if (typeof value === 'string') return this.holdsString(value, re);
+    if (value === null || typeof value !== 'object' || depth > 256) return false;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) if (this.holdsIn(value[i], re, depth + 1)) return true;
+      return false;
+    }
+    const obj = value as Record<string, unknown>;
+    for (const k in obj) {
+      if (!Object.hasOwn(obj, k)) continue;
+      if (this.holdsString(k, re) || this.holdsIn(obj[k], re, depth + 1)) return true;
+    }
+    return false;
+  }
+
+  private holdsString(text: string, re: RegExp): boolean {
+    re.lastIndex = 0;
+    if (re.test(text)) return true;
+    if (!mayHideSplit(text)) return false;
+    re.lastIndex = 0;
+    return re.test(withoutHiddenSplits(text));
+  }
+
+  /**
    * A JSON value with every string redacted (keys too). Parts with nothing to redact are the
    * very same objects, and a value with nothing to redact is returned itself: the downstream
    * boundary runs this on every message, and most carry no secret.
    */
   redactJson<T>(value: T): T {
-    if (this.secrets.size === 0) return value;
+    if (!this.holds(value)) return value;
     return this.walk(value, 0) as T;
   }
 

@@ -7,7 +7,7 @@ import type { ApprovalBroker } from '../approvals/broker';
 import type { Gateway } from '../gateway/gateway';
 import type { ResolvedProfile, TelemetrySpec } from '../profiles/types';
 import { appVersion } from '../paths';
-import { ExchangeTelemetry } from './exchange-telemetry';
+import type { ExchangeTelemetry } from './exchange-telemetry';
 
 export function telemetrySpecOf(profile: ResolvedProfile, env: NodeJS.ProcessEnv): TelemetrySpec | undefined {
   if (profile.telemetry) return profile.telemetry;
@@ -26,28 +26,31 @@ export function telemetrySpecOf(profile: ResolvedProfile, env: NodeJS.ProcessEnv
   return { otlp, headers, serviceName: env.GATEHOUSE_OTLP_SERVICE_NAME?.trim() || 'gatehouse', metricsIntervalMs: 30_000 };
 }
 
+/** Wires a launch's gateway to its collector (what attachTelemetry resolves to). */
+export type TelemetryAttach = (launchId: string, gateway: Gateway, broker: ApprovalBroker, log: (line: string) => void) => ExchangeTelemetry;
+
 /**
  * Exports a launch's closed exchanges and call metrics; `undefined` when no collector is set.
- * `log` gets one line when the collector starts refusing (not once per batch).
+ * The OpenTelemetry SDK (./exchange-telemetry.ts and its packages) is imported only then: a
+ * launch without a collector never loads it (docs/gateway.md "Memory"). Resolves to the wiring,
+ * which the host runs before the gateway takes its first message. `log` gets one line when the
+ * collector starts refusing (not once per batch).
  */
-export function attachTelemetry(
-  launchId: string,
-  profile: ResolvedProfile,
-  gateway: Gateway,
-  broker: ApprovalBroker,
-  env: NodeJS.ProcessEnv,
-  log: (line: string) => void,
-): ExchangeTelemetry | undefined {
+export async function attachTelemetry(profile: ResolvedProfile, env: NodeJS.ProcessEnv): Promise<TelemetryAttach | undefined> {
   const spec = telemetrySpecOf(profile, env);
   if (!spec) return undefined;
-  const telemetry = new ExchangeTelemetry(spec, {
+  const { ExchangeTelemetry } = await import('./exchange-telemetry');
+  return (launchId, gateway, broker, log) => wire(new ExchangeTelemetry(spec, {
     launchId,
     profile: profile.name,
     version: appVersion(),
     approvalsWaiting: () => broker.pending().filter((p) => p.session === launchId).length,
     redact: (text) => profile.redactor.redactString(text),
     onExportError: log,
-  });
+  }), gateway);
+}
+
+function wire(telemetry: ExchangeTelemetry, gateway: Gateway): ExchangeTelemetry {
   gateway.exchanges.on('closed', (ex) => telemetry.exchange(ex));
   gateway.on('agent-session', (a) => (a.ended ? telemetry.agentEnded(a.id) : telemetry.agent(a.id, a.client)));
   return telemetry;

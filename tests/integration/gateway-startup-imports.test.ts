@@ -2,7 +2,8 @@
 // packages its static import graph reaches, read from esbuild's metafile of the CLI with the
 // same settings and code splitting as scripts/build.mjs. The SDK v2 client (with its own
 // protocol core) is for new-era HTTP upstreams and loads on the first probe; a stdio-only
-// gateway that imported it at start carried a second copy of the SDK in its memory.
+// gateway that imported it at start carried a second copy of the SDK in its memory. The same for
+// the OpenTelemetry SDK (a launch with a collector) and secretlint (a text that may hold a credential).
 import { buildSync } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -55,5 +56,12 @@ describe('gateway start-up imports', () => {
     expect(packages).toContain('better-sqlite3');
     expect([...packages].filter((p) => p.startsWith('@modelcontextprotocol/client') || p.startsWith('@modelcontextprotocol/core'))).toEqual([]);
     expect(lazy).toContain('@modelcontextprotocol/client');
+  });
+
+  it('loads the OpenTelemetry SDK only for a launch with a collector, and secretlint only for a text the prefilter lets through', () => {
+    const { packages, lazy } = staticPackages();
+    expect([...packages].filter((p) => p.startsWith('@opentelemetry/') || p.startsWith('@secretlint/'))).toEqual([]);
+    expect(lazy).toContain('@opentelemetry/sdk-trace-base');
+    expect(lazy).toContain('@secretlint/core');
   });
 });
