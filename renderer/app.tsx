@@ -1,6 +1,6 @@
 // The application shell: left navigation, top bar (active launch, connection, theme), the
 // current view, and the approvals tray beside it (never over it).
-import { StrictMode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, StrictMode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import {
   ArrowLeftRight,
@@ -60,10 +60,13 @@ import { DoctorPanel } from './views/doctor/doctor-panel';
 import { LaunchNotices } from './views/doctor/launch-notices';
 import { SecretsView } from './views/secrets/secrets-view';
 import { ToolConsoleView } from './views/tool-console/tool-console-view';
-import { TrafficView } from './views/traffic';
+import { TrafficView, useTrafficLaunches } from './views/traffic';
 import { TrafficMarksSync } from './views/traffic/traffic-marks';
 import { LogsView } from './views/logs';
 import { TerminalFeed, TerminalView } from './views/terminal';
+
+// Re-rendered only when what it is given changes (useTrafficLaunches): its store drives its frames.
+const TrafficViewMemo = memo(TrafficView);
 
 interface NavItem {
   id: ViewId;
@@ -251,12 +254,13 @@ function StreamViews({ view, streams }: { view: 'traffic' | 'logs'; streams: Str
   const focus = useStore(navStore, (s) => s.focus);
   const activeId = useStore(launches, (s) => s.activeId);
   const servers = useMemo(() => list.flatMap((l) => l.servers.map((s) => ({ launchId: l.id, serverId: s.id, state: s.state }))), [list]);
+  const trafficLaunches = useTrafficLaunches(list);
   // Their toolbars are their headers; the shell gives each view its one <h1> (screen readers jump by it).
   if (view === 'traffic')
     return (
       <>
         <h1 className="visually-hidden">Traffic</h1>
-        <TrafficView store={streams.traffic} marks={streams.marks} launches={list} focusExchange={focus?.exchange} />
+        <TrafficViewMemo store={streams.traffic} marks={streams.marks} launches={trafficLaunches} focusExchange={focus?.exchange} />
       </>
     );
   const initial = focus?.server && activeId ? { launchId: activeId, serverId: focus.server } : undefined;

@@ -1,1 +1,2 @@
 export { TrafficView, type TrafficViewProps, type LaunchSummary } from './traffic-view';
+export { useTrafficLaunches } from './traffic-launches';
