@@ -23,10 +23,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { SessionGrant } from '../../common/host-api-shapes';
-import { LineSplitter, parseLine } from './relay-wire';
+import { parseLine } from './relay-wire';
 import { GRANTS_MAX_LINE_BYTES, GrantsRequestSchema, grantsSocketPath, type GrantsRequest, type GrantsResponse } from './grants-wire';
 import { peerCredentials, type PeerCredentials } from './peer-credentials';
-import { listenPrivate, prepareSocketPath, removeOwnSocket, sealSocketFile } from './socket-file';
+import { listenPrivate, prepareSocketPath, readSocketLines, removeOwnSocket, sealSocketFile } from './socket-file';
 
 export interface GrantsControlHost {
   broker: { listGrants(): SessionGrant[]; revokeGrant(id: string): SessionGrant | undefined };
@@ -132,21 +132,15 @@ export async function startGrantsControl(host: GrantsControlHost, opts: GrantsCo
       return;
     }
     socket.setTimeout(opts.idleMs ?? 30_000, () => socket.destroy());
-    const lines = new LineSplitter(GRANTS_MAX_LINE_BYTES);
-    socket.on('data', (chunk: Buffer) => {
-      if (socket.destroyed) return;
-      const got = lines.push(chunk);
-      if (got === 'overflow') return void socket.destroy();
-      for (const line of got) {
-        if (line.trim() === '') continue;
-        const req = parseLine(GrantsRequestSchema, line);
-        if (!req) {
-          send({ ok: false, error: 'expected {"verb":"list"}, {"verb":"revoke","id":ID} or {"verb":"revoke","all":true}' });
-          socket.end();
-          return;
-        }
-        send(answer(req));
+    readSocketLines(socket, GRANTS_MAX_LINE_BYTES, (line) => {
+      const req = parseLine(GrantsRequestSchema, line);
+      if (!req) {
+        send({ ok: false, error: 'expected {"verb":"list"}, {"verb":"revoke","id":ID} or {"verb":"revoke","all":true}' });
+        socket.end();
+        return false;
       }
+      send(answer(req));
+      return true;
     });
   });
   server.maxConnections = MAX_CONNECTIONS;

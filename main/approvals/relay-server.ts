@@ -35,7 +35,6 @@ import net from 'node:net';
 import type { ApprovalBroker, ApprovalOutcome, ApprovalRequest, AskRequest, AskResult } from './broker';
 import {
   ClientMessageSchema,
-  LineSplitter,
   parseLine,
   RELAY_LIMITS,
   RELAY_MAX_LINE_BYTES,
@@ -46,7 +45,7 @@ import {
   type ServerMessage,
 } from './relay-wire';
 import { peerCredentials, type PeerCredentials } from './peer-credentials';
-import { listenPrivate, prepareSocketPath, removeOwnSocket, sealSocketFile } from './socket-file';
+import { listenPrivate, prepareSocketPath, readSocketLines, removeOwnSocket, sealSocketFile } from './socket-file';
 
 /** The longest a remote gateway may make the window wait for one answer. */
 export const RELAY_MAX_TIMEOUT_MS = 15 * 60_000;
@@ -226,17 +225,12 @@ export async function startApprovalRelay(host: ApprovalRelayHost, opts: Approval
     }
     const c: Connection = { socket, peer, pending: new Map(), bytes: 0 };
     conns.add(c);
-    const lines = new LineSplitter(maxLine);
-    socket.on('data', (chunk: Buffer) => {
-      if (socket.destroyed) return;
-      const got = lines.push(chunk);
-      if (got === 'overflow') return void socket.destroy();
-      for (const line of got) {
-        if (line.trim() === '') continue;
-        const msg = parseLine(ClientMessageSchema, line);
-        // Anything malformed, out of order or unknown ends the conversation.
-        if (!msg || !onMessage(c, msg, Buffer.byteLength(line))) return void socket.destroy();
-      }
+    readSocketLines(socket, maxLine, (line) => {
+      const msg = parseLine(ClientMessageSchema, line);
+      // Anything malformed, out of order or unknown ends the conversation.
+      if (msg && onMessage(c, msg, Buffer.byteLength(line))) return true;
+      socket.destroy();
+      return false;
     });
     socket.on('error', () => {});
     socket.on('close', () => {

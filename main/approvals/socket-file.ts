@@ -4,6 +4,7 @@
 // removed. Named pipes on Windows need none of this.
 import fs from 'node:fs';
 import net from 'node:net';
+import { LineSplitter } from './relay-wire';
 
 /** The umask is process-wide; narrowed only for the synchronous bind so the socket is born 0600. */
 export function listenPrivate(server: net.Server, socketPath: string, windows: boolean): Promise<void> {
@@ -81,4 +82,21 @@ export function removeOwnSocket(socketPath: string, inode: number | undefined): 
   try {
     if (inode !== undefined && fs.lstatSync(socketPath).ino === inode) fs.unlinkSync(socketPath);
   } catch {}
+}
+
+/**
+ * Hands each line a peer sends on `socket` to `each`, blank lines skipped; a line longer than
+ * `maxLine` bytes ends the connection, and `each` returning false stops reading (it has ended it).
+ */
+export function readSocketLines(socket: net.Socket, maxLine: number, each: (line: string) => boolean | void): void {
+  const lines = new LineSplitter(maxLine);
+  socket.on('data', (chunk: Buffer) => {
+    if (socket.destroyed) return;
+    const got = lines.push(chunk);
+    if (got === 'overflow') return void socket.destroy();
+    for (const line of got) {
+      if (line.trim() === '') continue;
+      if (each(line) === false) return;
+    }
+  });
 }
