@@ -126,8 +126,17 @@ describe('gatehouse audit (bundled CLI)', () => {
     expect(lines(out.out).map((l) => (JSON.parse(l) as { tool: string }).tool)).toEqual(['files.write_file']);
   });
 
-  it('exit 1 for failures, 2 for usage errors', () => {
+  // Each check is a CLI process: on a loaded 2-core machine one takes seconds, so these tests get
+  // room by the number of processes they start (a bound, not a timing assertion).
+  it('exit 1 for failures', () => {
     expect(gh('query', '--session', 'nope')).toMatchObject({ code: 1, err: expect.stringContaining("no such session 'nope'") });
+    const empty = spawnSync(process.execPath, [cli, 'audit', 'sessions', '--data-dir', path.join(work, 'nothing-here')], { encoding: 'utf8' });
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/no audit database at .*nothing-here\/gatehouse\.db/);
+    expect(fs.existsSync(path.join(work, 'nothing-here'))).toBe(false); // reading creates nothing
+  }, 60_000);
+
+  it('exit 2 for usage errors', () => {
     expect(gh('query', '--direction', 'sideways')).toMatchObject({ code: 2, err: expect.stringContaining('--direction expects one of') });
     expect(gh('query', '--since', 'whenever')).toMatchObject({ code: 2, err: expect.stringContaining("got 'whenever'") });
     expect(gh('query', '--bogus').code).toBe(2);
@@ -136,11 +145,7 @@ describe('gatehouse audit (bundled CLI)', () => {
     expect(gh('export').code).toBe(2);
     expect(gh('frobnicate').code).toBe(2);
     expect(gh('tail', '-n', '0')).toMatchObject({ code: 2, err: expect.stringContaining('-n expects an integer >= 1') });
-    const empty = spawnSync(process.execPath, [cli, 'audit', 'sessions', '--data-dir', path.join(work, 'nothing-here')], { encoding: 'utf8' });
-    expect(empty.status).toBe(1);
-    expect(empty.stderr).toMatch(/no audit database at .*nothing-here\/gatehouse\.db/);
-    expect(fs.existsSync(path.join(work, 'nothing-here'))).toBe(false); // reading creates nothing
-  });
+  }, 120_000);
 
   it('a database from a newer Gatehouse is refused with exit 1', () => {
     const newer = path.join(work, 'newer');
