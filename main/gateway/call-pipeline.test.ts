@@ -10,6 +10,8 @@ import type { ChannelRequestOptions, RpcReply } from '../protocol/exchange-chann
 import { CallPipeline, type DecisionEvent, type UpstreamPort } from './call-pipeline';
 import { GatewayError } from './errors';
 import { CancelledError, ExchangeTable } from './exchanges';
+import type { CapabilitiesReport } from '../policy/capabilities';
+import { Redactor } from '../secrets/redactor';
 import { buildSurface } from './tool-surface';
 
 interface Sent {
@@ -49,16 +51,18 @@ function setup(opts: { rules?: PolicyRule[]; upstream?: FakeUpstream; approver?:
   const pipeline = new CallPipeline({
     session: 'launch-1',
     table,
-    surface: () => surface,
     policy,
     broker,
-    redact: (v) => v,
+    redactor: new Redactor(),
     approvalTimeoutMs: () => opts.timeoutMs ?? 60_000,
-    upstream: () => (opts.down ? { unavailable: opts.down } : { port: upstream, timeoutMs: 5_000 }),
-    describeServer: () => 'ready (test)',
-    capabilitiesReport: () => ({}),
-    decided: (d) => decisions.push(d),
-    ...(opts.firstStarts ? { firstStarts: opts.firstStarts } : {}),
+    tools: { currentSurface: () => surface, heldFor: () => undefined, heldServerFor: () => undefined, searchTools: () => [] },
+    servers: {
+      upstream: () => (opts.down ? { unavailable: opts.down } : { port: upstream, timeoutMs: 5_000 }),
+      describeServer: () => 'ready (test)',
+      firstStarts: opts.firstStarts ?? (() => Promise.resolve()),
+    },
+    capabilities: { capabilitiesReport: () => ({}) as CapabilitiesReport },
+    events: { decided: (d) => decisions.push(d) },
   });
   const open = (id = 7) => table.openExchange({ kind: 'call', session: 'launch-1', agentSession: 'agent-1', downstreamId: id, method: 'tools/call' });
   return { table, broker, pipeline, upstream, decisions, open };

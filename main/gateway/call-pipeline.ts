@@ -1,6 +1,7 @@
 // The call pipeline: decide → ask → forward → record, one exchange at a time. Everything it
-// touches comes in through small ports (the catalog's surface, the policy, the approvals
-// broker, an upstream that can send a request), so it runs in a unit test with a fake upstream.
+// touches comes in through small ports (the roles of ports.ts: the catalog's surface, the
+// servers' channels; and the policy, the approvals broker), so it runs in a unit test with a
+// fake upstream.
 // Every path through it closes its exchange with an outcome and, for a tool call, says who
 // decided; a decision event is emitted for the audit store and the window as before.
 import { shadowWords } from '../policy/replay';
@@ -9,55 +10,44 @@ import {
   ErrorCode,
   McpError,
   type CallToolResult,
-  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Policy } from '../policy/engine';
 import type { ApprovalBroker } from '../approvals/broker';
 import { actionFingerprint } from '../policy/fingerprint';
-import type { ChannelRequestOptions, RpcReply } from '../protocol/exchange-channel';
+import type { RpcReply } from '../protocol/exchange-channel';
 import { oneLine } from '../base/one-line';
 import { GatewayError } from './errors';
 import type { DecisionEvent } from './decision-event';
 import { CancelledError, type Decider, type Exchange, type ExchangeOutcome, type ExchangeTable, type Verdict } from './exchanges';
-import { CAPABILITIES_TOOL, type Surface } from './tool-surface';
+import { CAPABILITIES_TOOL } from './tool-surface';
 import { isInputRequired, type UpstreamInput } from './upstream-input';
-import { CALL_TOOL, SEARCH_TOOL, type SearchHit } from './lazy-surface';
+import { CALL_TOOL, SEARCH_TOOL } from './lazy-surface';
 import { toAdvertised } from '../protocol/tool-names';
 import { foldGates, maskCredentials, type DataFinding, type DataGuard } from '../data/data-guard';
 import { governForward } from './forward-policy';
+import type { Redactor } from '../secrets/redactor';
+import type { CapabilitiesSource, GatewayEvents, ProgressSink, ServerDirectory, ToolDirectory, UpstreamPort } from './ports';
 
 export type { DecisionEvent } from './decision-event';
 
-/** What the pipeline needs of a server: send one request, get its reply (an ExchangeChannel). */
-export interface UpstreamPort {
-  request(method: string, params: Record<string, unknown> | undefined, options: ChannelRequestOptions, onId?: (id: RequestId) => void): Promise<RpcReply>;
-}
-
-/** `era`: the protocol version the server speaks (the exchange's `upstreamEra`). */
-export type UpstreamLookup = { port: UpstreamPort; timeoutMs: number; era?: string } | { unavailable: string };
+export type { UpstreamLookup, UpstreamPort, ProgressSink } from './ports';
 
 export interface PipelinePorts {
   session: string;
   table: ExchangeTable;
-  surface(): Surface;
   policy: Policy;
   broker: ApprovalBroker;
-  redact(value: unknown): unknown;
+  redactor: Redactor;
   approvalTimeoutMs(): number;
-  upstream(serverId: string): UpstreamLookup;
-  /** One line on a server's state, for "went away during the call". */
-  describeServer(serverId: string): string;
-  capabilitiesReport(): Record<string, unknown>;
-  /** A tool held back by tool pinning (main/trust/): known, not callable, with the reason. */
-  held?(name: string): { canonical: string; server: string; reason: string } | undefined;
-  /** A server the launch gate keeps stopped (main/trust/): a call to its tools is told why. */
-  heldServer?(name: string): { canonical: string; server: string; reason: string } | undefined;
-  decided(d: DecisionEvent): void;
-  /** Resolves once servers on their first start are up (bounded): a name not listed yet may be theirs. */
-  firstStarts?(): Promise<void>;
-  /** The lazy surface's ranked search over the tools of the current surface (lazy-surface.ts). */
-  searchTools?(query: string, limit?: number): SearchHit[];
+  /** The surface names are resolved on, and what tool pinning holds back (the Catalog). */
+  tools: ToolDirectory;
+  /** Where a call goes, and the start-up barrier a name not listed yet waits behind (Upstreams). */
+  servers: Pick<ServerDirectory, 'upstream' | 'describeServer' | 'firstStarts'>;
+  /** gatehouse.capabilities' report (the Gateway). */
+  capabilities: CapabilitiesSource;
+  /** Where decisions are told (the Gateway). */
+  events: Pick<GatewayEvents, 'decided'>;
   /** A new-era server's input_required rounds (upstream-input.ts). */
   inputRounds?: UpstreamInput;
   /** The data scanning step and the trifecta guard (main/data/, docs/data.md). */
@@ -66,9 +56,6 @@ export interface PipelinePorts {
 
 /** What a result is checked against before it leaves: the approval a held result asks for. */
 type HoldBase = Omit<Parameters<ApprovalBroker['request']>[0], 'reason' | 'rule' | 'kind'>;
-
-/** Where a call's progress goes: the calling session's channel (downstream token put back by the caller). */
-export type ProgressSink = { token: string | number; send: (params: Record<string, unknown>) => Promise<void> };
 
 function textResult(text: string, isError = false): CallToolResult {
   return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
@@ -108,19 +95,19 @@ export class CallPipeline {
    */
   async callTool(ex: Exchange, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>, progress?: ProgressSink): Promise<CallToolResult> {
     const { table } = this.ports;
-    let target = this.ports.surface().lookup.get(name);
-    if (!target && this.ports.firstStarts) {
-      await this.ports.firstStarts();
+    let target = this.ports.tools.currentSurface().lookup.get(name);
+    if (!target) {
+      await this.ports.servers.firstStarts();
       // Cancelled (or its agent gone) while it waited: it is asked of nobody and never sent.
       const cancelled = table.signal(ex);
       if (cancelled.aborted) {
         table.close(ex, 'cancelled');
         throw cancelled.reason instanceof CancelledError ? cancelled.reason : new CancelledError('cancelled');
       }
-      target = this.ports.surface().lookup.get(name);
+      target = this.ports.tools.currentSurface().lookup.get(name);
     }
-    const heldTool = target ? undefined : this.ports.held?.(name);
-    const heldServer = target || heldTool ? undefined : this.ports.heldServer?.(name);
+    const heldTool = target ? undefined : this.ports.tools.heldFor(name);
+    const heldServer = target || heldTool ? undefined : this.ports.tools.heldServerFor(name);
     const held = heldTool ?? heldServer;
     if (held) {
       // Held back by tool pinning or the launch gate: the agent is told why, and the exchange records the denial.
@@ -129,9 +116,9 @@ export class CallPipeline {
         : `tool ${held.canonical} ${held.reason} (a person reviews it in the Gatehouse window or with \`gatehouse trust accept\`)`;
       table.update(ex, { tool: held.canonical, advertised: name, server: held.server });
       table.decide(ex, 'DENY', 'gateway', { reason });
-      this.ports.decided({
+      this.ports.events.decided({
         session: this.ports.session, agentSession: ex.agentSession, exchange: ex.id, tool: held.canonical, advertisedName: name,
-        server: held.server, fingerprint: actionFingerprint(held.canonical, args), args: this.ports.redact(args),
+        server: held.server, fingerprint: actionFingerprint(held.canonical, args), args: this.ports.redactor.redactJson(args),
         ts: Date.now(), decision: 'DENY', decidedBy: 'gateway', outcome: 'denied', reason,
       });
       table.close(ex, 'denied');
@@ -151,7 +138,7 @@ export class CallPipeline {
     const scanned = data ? await data.gate(agent, flowTool, args) : undefined;
     if (scanned) this.found(ex, scanned.findings, data!.labels(agent));
     // A credential in the arguments is masked in what a person, the window and the audit see.
-    const redactedArgs = this.ports.redact(maskCredentials(args, scanned?.findings ?? []));
+    const redactedArgs = this.ports.redactor.redactJson(maskCredentials(args, scanned?.findings ?? []));
     const fingerprint = actionFingerprint(target.canonical, args);
     const base = {
       session: this.ports.session,
@@ -173,7 +160,7 @@ export class CallPipeline {
       if ('rule' in more) patch.rule = more.rule;
       if ('answeredBy' in more) patch.answeredBy = more.answeredBy;
       table.decide(ex, decision, decidedBy, patch);
-      this.ports.decided({
+      this.ports.events.decided({
         session: base.session,
         agentSession: base.agentSession,
         exchange: base.exchange,
@@ -197,8 +184,8 @@ export class CallPipeline {
       // The same start-up barrier as tools/list: called right after initialize, the report
       // listed no tool of a server still on its first start while tools/list, asked at the same
       // moment, waited for it and listed them all.
-      await this.ports.firstStarts?.();
-      const report = this.ports.capabilitiesReport();
+      await this.ports.servers.firstStarts();
+      const report = this.ports.capabilities.capabilitiesReport() as unknown as Record<string, unknown>;
       // This session's flow labels (docs/data.md): what the trifecta guard holds it to.
       if (this.ports.data) report.flow = { policy: this.ports.data.flow.mode, session_labels: this.ports.data.labels(agent) };
       table.close(ex, 'ok');
@@ -213,8 +200,8 @@ export class CallPipeline {
         throw new GatewayError(ErrorCode.InvalidParams, message);
       }
       decided('ALLOW', 'gateway', 'allowed', 'the search tool is always callable');
-      await this.ports.firstStarts?.();
-      const tools = this.ports.searchTools?.(query, limit) ?? [];
+      await this.ports.servers.firstStarts();
+      const tools = this.ports.tools.searchTools(query, limit);
       table.close(ex, 'ok');
       const report = { query, tools };
       return { content: [{ type: 'text', text: JSON.stringify(report, null, 2) }], structuredContent: report };
@@ -277,7 +264,7 @@ export class CallPipeline {
       outcome = 'approved';
       decidedBy = 'person';
     }
-    const upstream = this.ports.upstream(target.server);
+    const upstream = this.ports.servers.upstream(target.server);
     if ('unavailable' in upstream) {
       decided(verdict.decision, decidedBy, 'unavailable', upstream.unavailable, { rule: verdict.rule, answeredBy });
       table.close(ex, 'unavailable', { error: upstream.unavailable });
@@ -304,11 +291,11 @@ export class CallPipeline {
   private unwrapCall(ex: Exchange, args: Record<string, unknown>, meta?: Record<string, unknown>, progress?: ProgressSink): Promise<CallToolResult> {
     const { name, arguments: inner } = args;
     const innerOk = inner === undefined || (inner !== null && typeof inner === 'object' && !Array.isArray(inner));
-    const self = typeof name === 'string' && this.ports.surface().lookup.get(name)?.canonical === CALL_TOOL;
+    const self = typeof name === 'string' && this.ports.tools.currentSurface().lookup.get(name)?.canonical === CALL_TOOL;
     if (typeof name !== 'string' || name === '' || !innerOk || self) {
       const message = self
         ? `${toAdvertised(CALL_TOOL)} cannot call itself; name the tool to call`
-        : `${toAdvertised(CALL_TOOL)} expects { name: tool name, arguments?: object }, got ${oneLine(JSON.stringify(this.ports.redact(args)), 120)}`;
+        : `${toAdvertised(CALL_TOOL)} expects { name: tool name, arguments?: object }, got ${oneLine(JSON.stringify(this.ports.redactor.redactJson(args)), 120)}`;
       this.ports.table.close(ex, 'error', { advertised: toAdvertised(CALL_TOOL), error: message });
       return Promise.reject(new GatewayError(ErrorCode.InvalidParams, message));
     }
@@ -319,14 +306,14 @@ export class CallPipeline {
   async forward(ex: Exchange, serverId: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     this.ports.table.update(ex, { server: serverId });
     if ((await governForward(this.ports, ex, serverId, method, params)) === 'no_values') return { completion: { values: [], total: 0, hasMore: false } };
-    const upstream = this.ports.upstream(serverId);
+    const upstream = this.ports.servers.upstream(serverId);
     if ('unavailable' in upstream) {
       this.ports.table.close(ex, 'unavailable', { error: upstream.unavailable });
       throw new GatewayError(ErrorCode.InternalError, upstream.unavailable);
     }
     const meta = (params._meta as Record<string, unknown> | undefined) ?? {};
     const { _meta: _drop, ...rest } = params;
-    const hold: HoldBase = { session: this.ports.session, agentSession: ex.agentSession, exchange: ex.id, tool: `${serverId}.${method}`, server: serverId, args: this.ports.redact(rest) };
+    const hold: HoldBase = { session: this.ports.session, agentSession: ex.agentSession, exchange: ex.id, tool: `${serverId}.${method}`, server: serverId, args: this.ports.redactor.redactJson(rest) };
     const inspect = this.ports.data ? (r: Record<string, unknown>) => this.inspectResult(ex, r, hold) : undefined;
     const result = await this.send(ex, serverId, upstream, method, rest, { ...meta }, undefined, inspect);
     if (result && ex.outcome === 'denied') throw new GatewayError(ErrorCode.InvalidRequest, ex.error ?? 'the result was held and not released');
@@ -366,7 +353,7 @@ export class CallPipeline {
 
   private failureText(ex: Exchange, serverId: string, timeoutMs: number): string {
     if (ex.outcome === 'timeout') return `server '${serverId}' did not answer within ${timeoutMs / 1000}s`;
-    return `server '${serverId}' went away during the call: ${this.ports.describeServer(serverId)}`;
+    return `server '${serverId}' went away during the call: ${this.ports.servers.describeServer(serverId)}`;
   }
 
   /**
@@ -434,7 +421,7 @@ export class CallPipeline {
         if (this.ports.data) {
           const screened = await this.ports.data.screen({ error: e });
           this.found(ex, screened.findings);
-          e = this.ports.redact(screened.value.error) as typeof e;
+          e = this.ports.redactor.redactJson(screened.value.error) as typeof e;
         }
         table.close(ex, 'error', { error: oneLine(String(e.message), ERROR_LINE_MAX) });
         throw new GatewayError(typeof e.code === 'number' ? e.code : ErrorCode.InternalError, String(e.message), e.data);

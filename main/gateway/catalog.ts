@@ -13,11 +13,12 @@ import { GatewayError } from './errors';
 import { CAPABILITIES_TOOL, advertisedTools, buildSurface, type Surface, type SurfaceTool } from './tool-surface';
 import { toAdvertised } from '../protocol/tool-names';
 import { ToolSearch, lazyTools, type SearchHit } from './lazy-surface';
+import type { HeldName, ToolDirectory } from './ports';
 
 /** Upstream results are passed on as they came: parse nothing beyond "an object". */
 export const LooseResult = z.looseObject({});
 
-export class Catalog {
+export class Catalog implements ToolDirectory {
   /** Last tool list seen per server: kept while a server restarts so tools/list stays stable. */
   private readonly knownTools = new Map<string, Tool[]>();
   /** The instructions of the run those tools came from (kept with them: they are pinned together). */
@@ -73,8 +74,13 @@ export class Catalog {
   }
 
   /** A tool held back by tool pinning, by any name an agent may call it by (docs/trust.md). */
-  heldFor(name: string): ReturnType<TrustGuard['heldFor']> {
+  heldFor(name: string): HeldName | undefined {
     return this.trust?.heldFor(name);
+  }
+
+  /** A server the launch gate keeps stopped, by any name of its tools (docs/trust.md). */
+  heldServerFor(name: string): HeldName | undefined {
+    return this.trust?.heldServerFor(name);
   }
 
   private computeSurface(): Surface {

@@ -8,12 +8,13 @@
 //
 // Subscriptions: the window is one more subscriber next to the agent sessions. The upstream
 // server is subscribed once per URI; it is unsubscribed only when neither the window nor any
-// agent session still wants it (Sessions asks `wanted`).
+// agent session still wants it (Sessions asks `wants`). Sessions creates it (session-setup.ts).
 import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { Redactor } from '../secrets/redactor';
 import type { Catalog } from './catalog';
 import { GatewayError } from './errors';
 import type { ExchangeTable } from './exchanges';
+import type { ServerDirectory } from './ports';
 import type { Sessions } from './session-setup';
 
 export type ForwardedMethod = 'prompts/get' | 'resources/read';
@@ -24,8 +25,8 @@ export interface ConsoleRequestPorts {
   catalog: Catalog;
   sessions: Sessions;
   redactor: Redactor;
-  firstStarts(): Promise<void>;
-  upstreamRequest(serverId: string, method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** The start-up barrier the lists wait behind, and the subscriptions sent upstream (Upstreams). */
+  servers: Pick<ServerDirectory, 'firstStarts' | 'lifecycleRequest'>;
 }
 
 export class ConsoleRequests {
@@ -36,17 +37,17 @@ export class ConsoleRequests {
   constructor(private readonly ports: ConsoleRequestPorts) {}
 
   async listResources(): Promise<Resource[]> {
-    await this.ports.firstStarts();
+    await this.ports.servers.firstStarts();
     return this.ports.redactor.redactJson(await this.ports.catalog.listResources());
   }
 
   async listTemplates(): Promise<ResourceTemplate[]> {
-    await this.ports.firstStarts();
+    await this.ports.servers.firstStarts();
     return this.ports.redactor.redactJson(await this.ports.catalog.listTemplates());
   }
 
   async listPrompts(): Promise<Prompt[]> {
-    await this.ports.firstStarts();
+    await this.ports.servers.firstStarts();
     return this.ports.redactor.redactJson(await this.ports.catalog.listPrompts());
   }
 
@@ -74,7 +75,7 @@ export class ConsoleRequests {
     const n = this.subscribed.get(uri) ?? 0;
     if (n === 0) {
       const owner = await this.ports.catalog.resourceOwner(uri);
-      await this.ports.upstreamRequest(owner, 'resources/subscribe', { uri });
+      await this.ports.servers.lifecycleRequest(owner, 'resources/subscribe', { uri });
     }
     this.subscribed.set(uri, n + 1);
   }
@@ -90,7 +91,7 @@ export class ConsoleRequests {
     this.subscribed.delete(uri);
     if (!this.ports.sessions.subscribedBySession(uri)) {
       const owner = await this.ports.catalog.resourceOwner(uri);
-      await this.ports.upstreamRequest(owner, 'resources/unsubscribe', { uri });
+      await this.ports.servers.lifecycleRequest(owner, 'resources/unsubscribe', { uri });
     }
     return true;
   }

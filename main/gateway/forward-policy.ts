@@ -16,6 +16,8 @@ import { promptSubject, resourceSubject } from '../policy/subjects';
 import type { PolicyDecision } from '../policy/types';
 import { oneLine } from '../base/one-line';
 import type { DecisionEvent } from './decision-event';
+import type { GatewayEvents } from './ports';
+import type { Redactor } from '../secrets/redactor';
 import { GatewayError } from './errors';
 import { CancelledError, type Decider, type Exchange, type ExchangeTable, type Verdict } from './exchanges';
 
@@ -29,9 +31,9 @@ export interface ForwardPolicyPorts {
   table: ExchangeTable;
   policy: Policy;
   broker: ApprovalBroker;
-  redact(value: unknown): unknown;
+  redactor: Redactor;
   approvalTimeoutMs(): number;
-  decided(d: DecisionEvent): void;
+  events: Pick<GatewayEvents, 'decided'>;
 }
 
 /**
@@ -70,14 +72,14 @@ export async function governForward(ports: ForwardPolicyPorts, ex: Exchange, ser
     tool: subject,
     server,
     fingerprint: actionFingerprint(subject, args),
-    args: ports.redact(args),
+    args: ports.redactor.redactJson(args),
   };
   const shadow = verdict.shadow ? ` [${shadowWords(verdict.shadow)}]` : '';
   const decided = (decision: Verdict, by: Decider, outcome: DecisionEvent['outcome'], why: string, answeredBy?: string) => {
     const reason = why + shadow;
     const more = { ...(verdict.rule !== undefined ? { rule: verdict.rule } : {}), ...(answeredBy !== undefined ? { answeredBy } : {}) };
     table.decide(ex, decision, by, { reason, ...more });
-    ports.decided({ ...base, ts: Date.now(), decision, decidedBy: by, outcome, reason, ...more });
+    ports.events.decided({ ...base, ts: Date.now(), decision, decidedBy: by, outcome, reason, ...more });
   };
   const refuse = (reason: string): never => {
     table.close(ex, 'denied', { error: oneLine(reason, LINE_MAX) });

@@ -2,28 +2,32 @@
 // profile aggregates the supervised servers behind one MCP surface. It is assembled from one
 // part per concern:
 //   exchanges.ts        the exchange table: one record per forwarded call and server→client request
-//   session-setup.ts    downstream sessions (an SDK Server each, on an exchange channel)
+//   upstreams.ts        the launch's servers: where a call goes, the start-up barrier, lifecycle requests
+//   session-setup.ts    downstream sessions (an SDK Server each, on an exchange channel), and the
+//                       window's own requests beside them (console-requests.ts)
 //   call-pipeline.ts    decide → ask → forward → record, behind small ports
 //   catalog.ts          what is advertised and which server owns a name or URI
 //   server-requests.ts  sampling / elicitation / roots from the servers, and each server's SDK client
+// The parts see each other through the roles in ports.ts (ServerDirectory, ToolDirectory,
+// SessionRegistry, GatewayEvents, ...): the Gateway itself plays GatewayEvents and
+// CapabilitiesSource; each other role is played by one part, found by `implements`.
 // Calls are forwarded beneath the SDK peers, at the transport level (exchange-channel.ts): the
 // SDK Client of a server keeps the lifecycle; the gateway sends calls with ids it assigns.
 import { EventEmitter } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedProfile, ToolSurface } from '../profiles/types';
 import type { Supervisor } from '../supervisor/supervisor';
-import type { ManagedServer } from '../supervisor/managed-server';
 import type { Policy } from '../policy/engine';
 import type { ApprovalBroker } from '../approvals/broker';
-import { buildCapabilities, type CapabilityInputTool, type ToolHold } from '../policy/capabilities';
+import { buildCapabilities, type CapabilitiesReport, type CapabilityInputTool, type ToolHold } from '../policy/capabilities';
 import type { ChannelRoutes } from '../protocol/exchange-channel';
-import { CallPipeline, type DecisionEvent, type UpstreamLookup } from './call-pipeline';
-import { Catalog, LooseResult } from './catalog';
-import { GatewayError, passThroughError } from './errors';
+import { CallPipeline, type DecisionEvent } from './call-pipeline';
+import { Catalog } from './catalog';
+import { GatewayError } from './errors';
 import { ExchangeTable, type Exchange } from './exchanges';
 import { UpstreamInput } from './upstream-input';
-import { ConsoleRequests } from './console-requests';
+import type { ConsoleRequests } from './console-requests';
 import { ServerRequests } from './server-requests';
 import { Sessions, type AgentSessionInfo, type OpenSessionOptions, type OpenedSession } from './session-setup';
 import type { Surface } from './tool-surface';
@@ -32,6 +36,8 @@ import type { TrustGuard } from '../trust/trust-guard';
 import { DataGuard } from '../data/data-guard';
 import { DataOutboundScreen } from '../data/outbound-screen';
 import { recordConsoleLeg, type ConsoleLegOptions } from './console-leg';
+import type { CapabilitiesSource, GatewayEvents } from './ports';
+import { Upstreams } from './upstreams';
 
 export { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
 export type { DecisionEvent } from './call-pipeline';
@@ -84,13 +90,13 @@ function envMs(name: string, fallback: number): number {
   const n = Number(raw);
   return raw && Number.isFinite(n) && n >= 0 ? n : fallback;
 }
-export class Gateway extends EventEmitter<Events> {
+export class Gateway extends EventEmitter<Events> implements GatewayEvents, CapabilitiesSource {
   readonly session: string;
   readonly profile: ResolvedProfile;
   readonly surfaceKind: ToolSurface;
   /** Every call and server→client request, from arrival to answer. */
   readonly exchanges: ExchangeTable;
-  private supervisor: Supervisor | undefined;
+  private readonly upstreams: Upstreams;
   private readonly policy: Policy;
   private readonly broker: ApprovalBroker;
   private readonly catalog: Catalog;
@@ -99,58 +105,47 @@ export class Gateway extends EventEmitter<Events> {
   /** The window's own prompts and resources requests and subscriptions. */
   readonly console: ConsoleRequests;
   private readonly serverRequests: ServerRequests;
-  private readonly startGraceMs: number;
-  private readonly stragglerMs: number;
   private readonly trust: TrustGuard | undefined;
   /** The data scanning step and the trifecta guard (main/data/). */
   readonly data: DataGuard;
   /** The downstream channels' screen (main/data/outbound-screen.ts). */
   readonly outboundScreen: DataOutboundScreen;
-  private startWaiters = new Set<() => void>();
 
   constructor(opts: GatewayOptions) {
     super();
-    this.startGraceMs = opts.startGraceMs ?? envMs('GATEHOUSE_START_GRACE_MS', DEFAULT_START_GRACE_MS);
-    this.stragglerMs = envMs('GATEHOUSE_START_STRAGGLER_MS', DEFAULT_STRAGGLER_MS);
     this.session = opts.session;
     this.profile = opts.profile;
+    this.upstreams = new Upstreams(
+      opts.profile,
+      opts.startGraceMs ?? envMs('GATEHOUSE_START_GRACE_MS', DEFAULT_START_GRACE_MS),
+      envMs('GATEHOUSE_START_STRAGGLER_MS', DEFAULT_STRAGGLER_MS),
+    );
     this.exchanges = new ExchangeTable((text) => opts.profile.redactor.redactString(text));
     this.policy = opts.policy;
     this.broker = opts.broker;
     this.surfaceKind = opts.toolSurface ?? opts.profile.toolSurface;
-    this.catalog = new Catalog(opts.profile, this.surfaceKind, () => this.supervisor, opts.trust);
+    this.catalog = new Catalog(opts.profile, this.surfaceKind, () => this.upstreams.supervisor, opts.trust);
     this.catalog.refreshSurface();
     this.trust = opts.trust;
     this.trust?.on('changed', () => this.refreshSurface());
-    // Decisions are stored and shown: their reason may quote a server's words (an unavailable
-    // server's state), so they pass the redactor like everything else that leaves (args already did).
     const { policy: spec } = opts.profile;
     this.data = new DataGuard({ redactor: opts.profile.redactor, data: spec.data, flow: spec.flow, marks: spec.marks, servers: opts.profile.servers });
     // Every message toward an agent, whatever its kind, passes the same redaction and masking (docs/data.md).
     this.outboundScreen = new DataOutboundScreen(opts.profile.redactor, this.data, (stamp, message, findings, agentSession) =>
       this.exchanges.found(stamp, findings, { session: this.session, method: (message as { method?: string }).method ?? 'message', ...(agentSession !== undefined ? { agentSession } : {}) }),
     );
-    const decided = (d: DecisionEvent) => this.emit('decision', { ...d, reason: opts.profile.redactor.redactString(d.reason) });
     this.pipeline = new CallPipeline({
       session: this.session,
       table: this.exchanges,
-      surface: () => this.catalog.currentSurface(),
-      held: (name) => this.catalog.heldFor(name),
-      heldServer: (name) => this.trust?.heldServerFor(name),
-      searchTools: (query, limit) => this.catalog.searchTools(query, limit),
       policy: opts.policy,
       broker: opts.broker,
-      redact: (v) => this.profile.redactor.redactJson(v),
+      redactor: opts.profile.redactor,
       approvalTimeoutMs: () => this.profile.policy.approvalTimeoutS * 1000,
-      upstream: (id) => this.upstream(id),
-      describeServer: (id) => {
-        const s = this.supervisor?.get(id)?.status();
-        return s ? `${s.state} (${s.reason})` : 'not part of this launch';
-      },
-      capabilitiesReport: () => this.capabilitiesReport() as unknown as Record<string, unknown>,
-      decided,
+      tools: this.catalog,
+      servers: this.upstreams,
+      capabilities: this,
+      events: this,
       data: this.data,
-      firstStarts: () => this.firstStarts(),
       // A new-era server's questions take the one governed path of server→client requests.
       inputRounds: new UpstreamInput(
         (serverId, method, params, parent, signal, inputKey) => this.serverRequests.handle(serverId, method, params, parent, signal, undefined, inputKey),
@@ -164,25 +159,12 @@ export class Gateway extends EventEmitter<Events> {
       pipeline: this.pipeline,
       catalog: this.catalog,
       broker: opts.broker,
-      capabilities: () => this.capabilities(),
-      firstStarts: () => this.firstStarts(),
-      upstreamRequest: (id, method, params, signal) => this.lifecycleRequest(id, method, params, signal),
-      sessionEvent: (info) => this.emit('agent-session', info),
-      settled: () => this.startingServers() === 0,
+      servers: this.upstreams,
+      events: this,
       ...(opts.inputHoldMs !== undefined ? { inputHoldMs: opts.inputHoldMs } : {}),
       screen: this.outboundScreen,
-      consoleWants: (uri) => this.console.wants(uri),
-      consoleUpdated: (uri) => this.console.updated(uri),
     });
-    this.console = new ConsoleRequests({
-      session: this.session,
-      table: this.exchanges,
-      catalog: this.catalog,
-      sessions: this.sessions,
-      redactor: this.profile.redactor,
-      firstStarts: () => this.firstStarts(),
-      upstreamRequest: (id, method, params) => this.lifecycleRequest(id, method, params),
-    });
+    this.console = this.sessions.console;
     this.serverRequests = new ServerRequests({
       session: this.session,
       profile: this.profile,
@@ -190,21 +172,31 @@ export class Gateway extends EventEmitter<Events> {
       broker: opts.broker,
       table: this.exchanges,
       sessions: this.sessions,
-      decided,
-      maskCredentials: (v) => this.data.masked(v),
+      events: this,
+      data: this.data,
     });
+  }
+
+  // ---- GatewayEvents: what the parts tell the window and the audit store -------------------------
+
+  /** A decision: stored and shown, so its reason (which may quote a server's words) passes the redactor (args already did). */
+  decided(d: DecisionEvent): void {
+    this.emit('decision', { ...d, reason: this.profile.redactor.redactString(d.reason) });
+  }
+
+  sessionEvent(info: AgentSessionInfo & { ended?: number }): void {
+    this.emit('agent-session', info);
   }
 
   /** Wire the supervisor (created with `clientFactory` / `channelRoutes` from this gateway). */
   attach(supervisor: Supervisor): void {
-    this.supervisor = supervisor;
+    this.upstreams.attach(supervisor);
     supervisor.on('tools', (serverId, tools, instructions) => {
       if (tools.length === 0 && supervisor.get(serverId)?.status().state !== 'ready') return;
       this.catalog.setTools(serverId, tools, instructions);
       this.refreshSurface();
     });
     supervisor.on('status', (s) => {
-      if (s.state !== 'starting') this.wakeStartWaiters();
       if (s.state !== 'ready') return;
       void this.catalog.refreshCatalogs(s.id);
       // A restarted server starts at its default level: give it the sessions' level again.
@@ -223,54 +215,6 @@ export class Gateway extends EventEmitter<Events> {
     return this.catalog.currentSurface();
   }
 
-  /** Servers on their first start (never ready yet, not yet failed once). */
-  private startingServers(): number {
-    if (!this.supervisor) return 0;
-    let n = 0;
-    for (const spec of this.profile.servers) {
-      if (spec.disabled) continue;
-      // Not created yet: the supervisor is still finding the PATH it starts servers on.
-      const server = this.supervisor.get(spec.id);
-      const s = server?.status();
-      if (!s || (s.state === 'starting' && s.restarts === 0 && s.readyAt === undefined)) n++;
-    }
-    return n;
-  }
-
-  /**
-   * Resolves once no server is on its first start, or after the start grace: what a tools/list
-   * waits for, so a client that lists right after initialize sees the servers that come up in
-   * time, and one silent server delays nobody for longer than the grace.
-   */
-  firstStarts(): Promise<void> {
-    if (this.startingServers() === 0 || this.startGraceMs <= 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      let straggler: NodeJS.Timeout | undefined;
-      const done = () => {
-        clearTimeout(timer);
-        clearTimeout(straggler);
-        this.startWaiters.delete(check);
-        resolve();
-      };
-      const check = () => {
-        if (this.startingServers() === 0) return done();
-        // A server just came up (or failed) while others are still starting: those get
-        // stragglerMs more, not the whole grace, so one deaf server delays the others' first
-        // list by at most that beyond their own readiness; its tools follow with list_changed.
-        clearTimeout(straggler);
-        straggler = setTimeout(done, Math.min(this.stragglerMs, this.startGraceMs));
-        straggler.unref?.();
-      };
-      const timer = setTimeout(done, this.startGraceMs);
-      timer.unref?.();
-      this.startWaiters.add(check);
-    });
-  }
-
-  private wakeStartWaiters(): void {
-    for (const w of [...this.startWaiters]) w();
-  }
-
   agentSessions(): AgentSessionInfo[] {
     return this.sessions.list();
   }
@@ -280,29 +224,6 @@ export class Gateway extends EventEmitter<Events> {
     if (!changed) return;
     this.emit('surface', surface);
     if (!first) this.sessions.toolListChanged();
-  }
-
-  /**
-   * Union of what the servers can do, plus what the gateway itself always offers. A session
-   * opened while a server is still on its first start cannot know yet whether it will offer
-   * prompts or resources, and the SDK cannot add capabilities to a session later: it gets them
-   * declared (their lists are empty until such a server is ready, then list_changed follows).
-   */
-  capabilities(): ServerCapabilities {
-    const caps: ServerCapabilities = { tools: { listChanged: true }, logging: {} };
-    if (this.startingServers() > 0) {
-      caps.prompts = { listChanged: true };
-      caps.resources = { listChanged: true, subscribe: true };
-      caps.completions = {};
-    }
-    for (const server of this.supervisor?.servers.values() ?? []) {
-      const c = server.status().capabilities;
-      if (!c) continue;
-      if (c.prompts) caps.prompts = { listChanged: true };
-      if (c.resources) caps.resources = { listChanged: true, subscribe: caps.resources?.subscribe || !!c.resources.subscribe };
-      if (c.completions) caps.completions = {};
-    }
-    return caps;
   }
 
   /** Stateless MCP 2026-07-28 requests (new-era-handler.ts): HTTP hands them here when they come without a session. */
@@ -349,43 +270,15 @@ export class Gateway extends EventEmitter<Events> {
     return this.exchanges.get(id);
   }
 
-  private upstream(serverId: string): UpstreamLookup {
-    const upstream = this.supervisor?.get(serverId);
-    const port = upstream?.port;
-    if (!upstream || !port) return { unavailable: this.unavailableReason(serverId, upstream) };
-    return { port, timeoutMs: upstream.spec.requestTimeoutMs, era: upstream.negotiatedVersion };
-  }
-
-  private unavailableReason(serverId: string, upstream: ManagedServer | undefined): string {
-    if (!upstream) return `server '${serverId}' is not part of this launch`;
-    const s = upstream.status();
-    return `server '${serverId}' is unavailable: ${s.state} (${s.reason})`;
-  }
-
-  /** A lifecycle request to a server through its SDK client (subscriptions): not an exchange. */
-  private async lifecycleRequest(serverId: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
-    const upstream = this.supervisor?.get(serverId);
-    const client = upstream?.upstreamClient;
-    if (!upstream || !client) throw new GatewayError(ErrorCode.InternalError, this.unavailableReason(serverId, upstream));
-    try {
-      // A new-era server has no resources/subscribe: a subscription is a listen stream of its own.
-      const uri = typeof params.uri === 'string' ? params.uri : undefined;
-      if (uri && method === 'resources/subscribe' && client.listenResource) return await client.listenResource(uri).then(() => ({}));
-      if (uri && method === 'resources/unsubscribe' && client.unlistenResource) return await client.unlistenResource(uri).then(() => ({}));
-      return await client.request({ method, params }, LooseResult, { signal, timeout: upstream.spec.requestTimeoutMs });
-    } catch (err) {
-      throw passThroughError(err);
-    }
-  }
-
-  capabilitiesReport() {
+  /** What gatehouse.capabilities answers (main/policy/capabilities.ts): each tool's state, and why it is held. */
+  capabilitiesReport(): CapabilitiesReport {
     const tools: CapabilityInputTool[] = this.catalog
       .currentSurface()
       .tools.filter((t) => !t.canonical.startsWith('gatehouse.'))
       .map((t) => {
-        const upstream = this.supervisor?.get(t.server);
         const holds: ToolHold[] = [];
-        if (!upstream?.upstreamClient) holds.push({ code: 'server_unavailable', reason: this.unavailableReason(t.server, upstream) });
+        const unavailable = this.upstreams.clientUnavailable(t.server);
+        if (unavailable !== undefined) holds.push({ code: 'server_unavailable', reason: unavailable });
         const marks = Object.keys(this.data.flow.marks({ tool: t.canonical, server: t.server, annotations: t.tool.annotations }));
         return { canonical: t.canonical, advertised: t.advertised, server: t.server, title: t.tool.title, annotations: t.tool.annotations, holds, flowMarks: marks };
       });

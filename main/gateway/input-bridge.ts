@@ -22,7 +22,7 @@ import { GatewayError, toRpcError, type RpcError } from './errors';
 import { MISSING_CLIENT_CAPABILITY } from './era';
 import { CancelledError, type Exchange, type ExchangeTable } from './exchanges';
 import { RequestStateError, type RequestStateSealer } from './request-state';
-import type { RoutedSession } from './server-requests';
+import type { RoutedSession } from './ports';
 
 export const DEFAULT_INPUT_HOLD_MS = 120_000;
 /** Questions a server raises within this window of each other share one input_required result. */

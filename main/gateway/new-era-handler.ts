@@ -34,11 +34,10 @@ import {
 import { CancelledError, type Exchange, type ExchangeTable } from './exchanges';
 import { InputBridge, type BridgeOutcome } from './input-bridge';
 import { RequestStateError, RequestStateSealer } from './request-state';
-import type { RoutedSession } from './server-requests';
+import type { ForwardRunner, GatewayEvents, RoutedSession, ServerDirectory } from './ports';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
 import { CAPABILITIES_TOOL, advertisedTools } from './tool-surface';
 import { toAdvertised } from '../protocol/tool-names';
-import type { ProgressSink } from './call-pipeline';
 import type { Redactor } from '../secrets/redactor';
 import { agentNaming } from './agent-label';
 import { carryScreened } from '../data/data-guard';
@@ -55,15 +54,12 @@ export interface NewEraDeps {
   profileName: string;
   table: ExchangeTable;
   catalog: Catalog;
-  capabilities(): ServerCapabilities;
-  firstStarts(): Promise<void>;
-  /** Whether every server is past its first start (lists may still change otherwise). */
-  settled(): boolean;
-  /** Runs one forwarded request through the call pipeline (session-setup.ts runForwarded). */
-  runForwarded(ex: Exchange, method: string, params: Record<string, unknown>, progress: (token: string | number) => ProgressSink): Promise<Record<string, unknown>>;
-  upstreamRequest(serverId: string, method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** Capabilities, the start-up barrier, whether lists may still change, subscriptions (Upstreams). */
+  servers: Pick<ServerDirectory, 'capabilities' | 'firstStarts' | 'startingServers' | 'lifecycleRequest'>;
+  /** Runs one forwarded request through the call pipeline (Sessions.runForwarded). */
+  forward: ForwardRunner;
   /** A stateless agent (HTTP, one per token) seen for the first time: announced like a session. */
-  agentSeen?(info: { id: string; terminal?: string; agent?: string; client?: { name: string; version: string }; protocolVersion: string }): void;
+  events?: Pick<GatewayEvents, 'sessionEvent'>;
   holdMs?: number;
   /** Redacts what the agent says of itself (its clientInfo) before an exchange carries it. */
   redactor?: Redactor;
@@ -144,11 +140,11 @@ export class NewEraHandler {
     if (ctx.perRequest && !this.seen.has(ctx.agentSession)) {
       this.seen.add(ctx.agentSession);
       const client = era.clientInfo && typeof era.clientInfo.name === 'string' ? { name: era.clientInfo.name, version: String(era.clientInfo.version ?? '') } : undefined;
-      this.deps.agentSeen?.({ id: ctx.agentSession, ...(ctx.terminal ? { terminal: ctx.terminal } : {}), ...(ctx.agent ? { agent: ctx.agent } : {}), ...(client ? { client } : {}), protocolVersion: era.protocolVersion });
+      this.deps.events?.sessionEvent({ id: ctx.agentSession, transport: 'streamable-http', startedAt: Date.now(), protocolVersion: era.protocolVersion, ...(ctx.terminal ? { terminal: ctx.terminal } : {}), ...(ctx.agent ? { agent: ctx.agent } : {}), ...(client ? { client } : {}) });
     }
     const offeredBy = FORWARDED[msg.method];
     if (!offeredBy) return { handle: () => void this.serveOwn(msg, era, channel, ctx).then(answer) };
-    if (!this.deps.capabilities()[offeredBy]) return { handle: () => void answer({ error: { code: -32601, message: `Method not found: ${msg.method} (no server of this launch offers ${offeredBy})` } }) };
+    if (!this.deps.servers.capabilities()[offeredBy]) return { handle: () => void answer({ error: { code: -32601, message: `Method not found: ${msg.method} (no server of this launch offers ${offeredBy})` } }) };
     const params = (msg.params ?? {}) as Record<string, unknown>;
     if (params.requestState !== undefined) {
       // A retry belongs to the held call its state names; a state that does not open is refused when the handler runs.
@@ -234,11 +230,11 @@ export class NewEraHandler {
   /** Lists change while a server is on its first start (or restarting): fresh for LIST_TTL_MS only once they are settled. */
   private listCache(): { ttlMs: number; cacheScope: 'private' } {
     // private: what a list holds depends on the token's launch (trust, policy), never shared across agents.
-    return { ttlMs: this.deps.settled() ? LIST_TTL_MS : 0, cacheScope: 'private' };
+    return { ttlMs: this.deps.servers.startingServers() === 0 ? LIST_TTL_MS : 0, cacheScope: 'private' };
   }
 
   private async serveOwn(msg: JSONRPCRequest, era: RequestEra, channel: ExchangeChannel, ctx: NewEraContext): Promise<{ result: Record<string, unknown> } | { error: RpcError }> {
-    const caps = this.deps.capabilities();
+    const caps = this.deps.servers.capabilities();
     const { catalog } = this.deps;
     try {
       if (msg.method === 'server/discover') {
@@ -254,7 +250,7 @@ export class NewEraHandler {
       if (msg.method === 'subscriptions/listen') return await this.listen(msg, caps, channel, ctx);
       const cap = LISTS[msg.method];
       if (!cap || !caps[cap]) return { error: { code: -32601, message: `Method not found: ${msg.method}${msg.method === 'initialize' ? ` (a ${era.protocolVersion} request needs no initialize; old-era clients send initialize without MCP-Protocol-Version ${era.protocolVersion})` : ''}` } };
-      await this.deps.firstStarts();
+      await this.deps.servers.firstStarts();
       const cache = this.listCache();
       if (msg.method === 'tools/list') return { result: this.complete({ tools: advertisedTools(catalog.currentSurface()) }, cache) };
       if (msg.method === 'prompts/list') return { result: this.complete({ prompts: await catalog.listPrompts() }, cache) };
@@ -296,7 +292,7 @@ export class NewEraHandler {
       // The upstream owner is subscribed as for an old-era resources/subscribe.
       void this.deps.catalog
         .resourceOwner(uri)
-        .then((owner) => this.deps.upstreamRequest(owner, 'resources/subscribe', { uri }))
+        .then((owner) => this.deps.servers.lifecycleRequest(owner, 'resources/subscribe', { uri }))
         .catch(() => listener.uris.delete(uri));
     }
     await channel.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: { [META_SUBSCRIPTION_ID]: msg.id } }, { relatedRequestId: msg.id });
@@ -361,7 +357,7 @@ export class NewEraHandler {
   /** The pipeline run of a new-era call; its progress goes to whichever request of the call is waiting now. */
   private async run(ex: Exchange, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     try {
-      return await this.deps.runForwarded(ex, method, params, (token) => ({
+      return await this.deps.forward.runForwarded(ex, method, params, (token) => ({
         token,
         send: (p) => this.progressTo.get(ex.id)?.(p) ?? Promise.resolve(),
       }));

@@ -7,7 +7,6 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -17,16 +16,17 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
-  type ClientCapabilities,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalBroker, AskResult } from '../approvals/broker';
 import { SAMPLING_REJECTED_CODE, SAMPLING_REJECTED_MESSAGE } from '../approvals/questions';
 import type { Policy } from '../policy/engine';
 import { actionFingerprint } from '../policy/fingerprint';
-import type { ChannelRoutes, ExchangeChannel } from '../protocol/exchange-channel';
+import type { ChannelRoutes } from '../protocol/exchange-channel';
 import type { ResolvedProfile } from '../profiles/types';
-import type { DecisionEvent } from './call-pipeline';
+import type { DataGuard } from '../data/data-guard';
+import type { DecisionEvent } from './decision-event';
+import type { GatewayEvents, RoutedSession, SessionRegistry } from './ports';
 import { GatewayError, toRpcError } from './errors';
 import type { Exchange, ExchangeTable } from './exchanges';
 
@@ -37,38 +37,16 @@ export const GATEWAY_VERSION = '0.1.0';
 const SERVER_REQUESTS = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
 let serverRequestCounter = 0;
 
-/** A downstream session as server→client routing sees it. */
-export interface RoutedSession {
-  id: string;
-  server: Server;
-  channel: ExchangeChannel;
-}
-
-/** What server→client routing needs of the downstream sessions. */
-export interface SessionsPort {
-  /**
-   * Which session a server→client request belongs to. stdio carries no link between a
-   * server's request and the call that caused it, so: the session of the newest call in flight
-   * to that server; else the session that most recently used the gateway. Documented in
-   * docs/gateway.md.
-   */
-  routeFor(parent: Exchange | undefined, capability: keyof ClientCapabilities): RoutedSession | undefined;
-  log(serverId: string, params: Record<string, unknown> & { level: string }): void;
-  resourceUpdated(params: { uri: string }): void;
-  resourceListChanged(serverId: string): void;
-  promptListChanged(): void;
-}
-
 export interface ServerRequestDeps {
   session: string;
   profile: ResolvedProfile;
   policy: Policy;
   broker: ApprovalBroker;
   table: ExchangeTable;
-  sessions: SessionsPort;
-  decided(d: DecisionEvent): void;
-  /** Credentials in a server's words masked (main/data/), for what is stored and shown: decision args, a person's question. */
-  maskCredentials?(value: unknown): Promise<unknown>;
+  sessions: SessionRegistry;
+  events: Pick<GatewayEvents, 'decided'>;
+  /** Masks credentials in a server's words (main/data/), for what is stored and shown: decision args, a person's question. */
+  data?: Pick<DataGuard, 'masked'>;
 }
 
 export class ServerRequests {
@@ -203,7 +181,7 @@ export class ServerRequests {
     );
     const decidedBy = res.answered ? 'person' : res.how === 'declined' ? 'person' : res.how;
     this.deps.table.decide(ex, verdict.decision, decidedBy, { rule: verdict.rule, answeredBy: res.by, reason: res.answered ? `answered by ${res.by}` : res.reason });
-    this.deps.decided({
+    this.deps.events.decided({
       ...base,
       ts: Date.now(),
       decision: verdict.decision,
@@ -230,7 +208,7 @@ export class ServerRequests {
   }
 
   private async shown(params: unknown): Promise<unknown> {
-    return this.deps.profile.redactor.redactJson(this.deps.maskCredentials ? await this.deps.maskCredentials(params) : params);
+    return this.deps.profile.redactor.redactJson(this.deps.data ? await this.deps.data.masked(params) : params);
   }
 
   /**
@@ -286,7 +264,7 @@ export class ServerRequests {
     const parent = this.parentOf(ex);
     if (decision.decision === 'DENY') {
       table.decide(ex, 'DENY', 'rule', { rule: decision.rule, reason: decision.reason });
-      this.deps.decided({ ...base, ts: Date.now(), decision: 'DENY', decidedBy: 'rule', outcome: 'denied', reason: decision.reason, rule: decision.rule });
+      this.deps.events.decided({ ...base, ts: Date.now(), decision: 'DENY', decidedBy: 'rule', outcome: 'denied', reason: decision.reason, rule: decision.rule });
       throw new GatewayError(ErrorCode.InvalidRequest, `DENY: ${decision.reason}`);
     }
     if (!sessions.routeFor(parent, 'sampling')) {
@@ -310,14 +288,14 @@ export class ServerRequests {
       if (!answer.approved) {
         const by = answer.how === 'timeout' || answer.how === 'no_approver' || answer.how === 'cancelled' ? answer.how : 'person';
         table.decide(ex, 'APPROVAL', by, { reason: answer.reason, answeredBy: answer.by });
-        this.deps.decided({ ...base, ts: Date.now(), decision: 'APPROVAL', decidedBy: by, outcome: answer.how === 'timeout' ? 'timeout' : 'denied', reason: answer.reason, answeredBy: answer.by });
+        this.deps.events.decided({ ...base, ts: Date.now(), decision: 'APPROVAL', decidedBy: by, outcome: answer.how === 'timeout' ? 'timeout' : 'denied', reason: answer.reason, answeredBy: answer.by });
         throw new GatewayError(ErrorCode.InvalidRequest, `DENY: ${answer.reason}`);
       }
       decidedBy = 'person';
       answeredBy = answer.by;
     }
     table.decide(ex, decision.decision, decidedBy, { rule: decision.rule, reason: decision.reason, answeredBy });
-    this.deps.decided({ ...base, ts: Date.now(), decision: decision.decision, decidedBy, outcome: decision.decision === 'ALLOW' ? 'allowed' : 'approved', reason: decision.reason, rule: decision.rule, answeredBy });
+    this.deps.events.decided({ ...base, ts: Date.now(), decision: decision.decision, decidedBy, outcome: decision.decision === 'ALLOW' ? 'allowed' : 'approved', reason: decision.reason, rule: decision.rule, answeredBy });
     const target = sessions.routeFor(parent, 'sampling');
     if (!target) throw new GatewayError(ErrorCode.InvalidRequest, `no connected agent session can answer sampling/createMessage from server '${serverId}'`);
     return this.toSession(target, ex, 'sampling/createMessage', params, signal);

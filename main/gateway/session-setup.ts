@@ -34,11 +34,11 @@ import type { Catalog } from './catalog';
 import { LooseResult } from './catalog';
 import { toRpcError } from './errors';
 import { CancelledError, type Exchange, type ExchangeTable } from './exchanges';
-import type { RoutedSession, SessionsPort } from './server-requests';
+import type { ForwardRunner, GatewayEvents, ProgressSink, RoutedSession, ServerDirectory, SessionRegistry } from './ports';
+import { ConsoleRequests } from './console-requests';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './server-requests';
 import { CAPABILITIES_TOOL, advertisedTools } from './tool-surface';
 import { toAdvertised } from '../protocol/tool-names';
-import type { ProgressSink } from './call-pipeline';
 import { isNewEraRequest, isNewEraVersion } from './era';
 import { NewEraHandler } from './new-era-handler';
 import { agentNaming, labelledTap, type AgentLabel } from './agent-label';
@@ -91,18 +91,12 @@ export interface SessionDeps {
   pipeline: CallPipeline;
   catalog: Catalog;
   broker: ApprovalBroker;
-  capabilities(): ServerCapabilities;
-  /** Resolves once servers on their first start are up (bounded by the start grace). */
-  firstStarts(): Promise<void>;
-  upstreamRequest(serverId: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
-  sessionEvent(info: AgentSessionInfo & { ended?: number }): void;
-  /** Whether every server is past its first start (new-era list results are cacheable then). */
-  settled?(): boolean;
+  /** Capabilities, the start-up barrier, lifecycle requests (subscriptions) to the servers (Upstreams). */
+  servers: ServerDirectory;
+  /** Where sessions opening, being named and ending are told (the Gateway). */
+  events: Pick<GatewayEvents, 'sessionEvent'>;
   /** How long a new-era call held for input waits for the agent's retry (input-bridge.ts). */
   inputHoldMs?: number;
-  /** The window as one more resource subscriber (console-requests.ts): still wants it, and gets updates. */
-  consoleWants?(uri: string): boolean;
-  consoleUpdated?(uri: string): void;
   /** What every message toward the agent passes (main/data/outbound-screen.ts); without it, the redactor only. */
   screen?: OutboundScreen;
 }
@@ -122,10 +116,12 @@ export interface OpenedSession {
   connect(inner: Transport): Promise<void>;
 }
 
-export class Sessions implements SessionsPort {
+export class Sessions implements SessionRegistry, ForwardRunner {
   private readonly sessions = new Map<string, SessionState>();
   /** Stateless MCP 2026-07-28 requests, on any session's channel and on HTTP without one. */
   readonly newEra: NewEraHandler;
+  /** The window's own prompts and resources requests, and its resource subscriptions next to the sessions'. */
+  readonly console: ConsoleRequests;
 
   constructor(private readonly deps: SessionDeps) {
     this.newEra = new NewEraHandler({
@@ -133,15 +129,13 @@ export class Sessions implements SessionsPort {
       profileName: deps.profile.name,
       table: deps.table,
       catalog: deps.catalog,
-      capabilities: () => deps.capabilities(),
-      firstStarts: () => deps.firstStarts(),
-      settled: () => deps.settled?.() ?? true,
-      runForwarded: (ex, method, params, progress) => this.runForwarded(ex, method, params, progress),
-      upstreamRequest: (id, method, params) => deps.upstreamRequest(id, method, params),
-      agentSeen: (a) => deps.sessionEvent({ id: a.id, transport: 'streamable-http', startedAt: Date.now(), protocolVersion: a.protocolVersion, ...(a.terminal ? { terminal: a.terminal } : {}), ...(a.agent ? { agent: a.agent } : {}), ...(a.client ? { client: a.client } : {}) }),
+      servers: deps.servers,
+      forward: this,
+      events: deps.events,
       holdMs: deps.inputHoldMs,
       redactor: deps.profile.redactor,
     });
+    this.console = new ConsoleRequests({ session: deps.session, table: deps.table, catalog: deps.catalog, sessions: this, redactor: deps.profile.redactor, servers: deps.servers });
   }
 
   list(): AgentSessionInfo[] {
@@ -160,7 +154,7 @@ export class Sessions implements SessionsPort {
   /** A new downstream session: its SDK Server and channel, not yet on a transport. */
   open(info: Omit<AgentSessionInfo, 'startedAt'> & { startedAt?: number }, opts: OpenSessionOptions): OpenedSession {
     const agentSession = info.id;
-    const capabilities = this.deps.capabilities();
+    const capabilities = this.deps.servers.capabilities();
     const server = new Server(
       { name: GATEWAY_NAME, version: GATEWAY_VERSION, title: `Gatehouse · ${this.deps.profile.name}` },
       {
@@ -195,7 +189,7 @@ export class Sessions implements SessionsPort {
       state.initialized = true;
       state.info.client = server.getClientVersion() ?? state.info.client;
       state.label = agentNaming(state.info, this.deps.profile.redactor);
-      this.deps.sessionEvent(state.info);
+      this.deps.events.sessionEvent(state.info);
     };
     server.onclose = () => {
       this.sessions.delete(agentSession);
@@ -203,7 +197,7 @@ export class Sessions implements SessionsPort {
       this.deps.broker.clearSession(agentSession);
       // Calls still in flight for a session that is gone are cancelled (upstream is told).
       for (const ex of this.deps.table.openExchanges()) if (ex.agentSession === agentSession && ex.kind === 'call') this.deps.table.cancel(ex, 'the agent session closed');
-      this.deps.sessionEvent({ ...state.info, ended: Date.now() });
+      this.deps.events.sessionEvent({ ...state.info, ended: Date.now() });
     };
     this.lifecycleHandlers(state, capabilities);
     return {
@@ -315,11 +309,11 @@ export class Sessions implements SessionsPort {
     const touch = () => (state.lastActive = Date.now());
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       touch();
-      await this.deps.firstStarts();
+      await this.deps.servers.firstStarts();
       return { tools: advertisedTools(catalog.currentSurface()) };
     });
     // The SDK refuses handlers for capabilities we did not declare; declare what the servers have.
-    const started = () => this.deps.firstStarts();
+    const started = () => this.deps.servers.firstStarts();
     if (caps.prompts) server.setRequestHandler(ListPromptsRequestSchema, async () => (await started(), { prompts: await catalog.listPrompts() }));
     if (caps.resources) {
       server.setRequestHandler(ListResourcesRequestSchema, async () => (await started(), { resources: await catalog.listResources() }));
@@ -328,16 +322,16 @@ export class Sessions implements SessionsPort {
     if (caps.resources?.subscribe) {
       server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => {
         const owner = await catalog.resourceOwner(req.params.uri);
-        await this.deps.upstreamRequest(owner, 'resources/subscribe', req.params, extra.signal);
+        await this.deps.servers.lifecycleRequest(owner, 'resources/subscribe', req.params, extra.signal);
         state.subscriptions.add(req.params.uri);
         return {};
       });
       server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => {
         state.subscriptions.delete(req.params.uri);
-        const stillWanted = this.subscribedBySession(req.params.uri) || !!this.deps.consoleWants?.(req.params.uri);
+        const stillWanted = this.subscribedBySession(req.params.uri) || this.console.wants(req.params.uri);
         if (!stillWanted) {
           const owner = await catalog.resourceOwner(req.params.uri);
-          await this.deps.upstreamRequest(owner, 'resources/unsubscribe', req.params, extra.signal);
+          await this.deps.servers.lifecycleRequest(owner, 'resources/unsubscribe', req.params, extra.signal);
         }
         return {};
       });
@@ -366,7 +360,7 @@ export class Sessions implements SessionsPort {
     await client.request({ method: 'logging/setLevel', params: { level: lowest } }, LooseResult, { timeout: server.spec.requestTimeoutMs }).catch(() => undefined);
   }
 
-  // ---- SessionsPort: what servers send towards the sessions -----------------------------------
+  // ---- SessionRegistry: what servers send towards the sessions -----------------------------------
 
   routeFor(parent: Exchange | undefined, capability: keyof ClientCapabilities): RoutedSession | undefined {
     // A call from a new-era agent: its server's questions go to the input bridge, never to another session.
@@ -395,7 +389,7 @@ export class Sessions implements SessionsPort {
   }
 
   resourceUpdated(params: { uri: string }): void {
-    this.deps.consoleUpdated?.(params.uri);
+    this.console.updated(params.uri);
     for (const s of this.ready()) {
       if (s.subscriptions.has(params.uri)) void s.server.sendResourceUpdated(params).catch(() => {});
     }
@@ -419,7 +413,7 @@ export class Sessions implements SessionsPort {
   }
 
   async closeAll(): Promise<void> {
-    for (const id of this.newEra.agents()) this.deps.sessionEvent({ id, transport: 'streamable-http', startedAt: 0, ended: Date.now() });
+    for (const id of this.newEra.agents()) this.deps.events.sessionEvent({ id, transport: 'streamable-http', startedAt: 0, ended: Date.now() });
     this.newEra.close();
     await Promise.all([...this.sessions.values()].map((s) => s.server.close().catch(() => {})));
     this.sessions.clear();
