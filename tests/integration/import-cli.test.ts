@@ -27,7 +27,11 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const fixture = (rel: string) => path.join(repoRoot, 'tests', 'fixtures', 'client-configs', rel);
-const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { env, cwd: tmp, encoding: 'utf8', timeout: 20_000 });
+// --no-install: these tests read what the import writes and says. Installing the configs' npx
+// packages would go to the registry (each run waited ~14 s here for a refused download, and more
+// under load); installing has its own test (tests/integration/imports-run.test.ts).
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [cli, ...args, ...(args[0] === 'profiles' && args[1] === 'import' ? ['--no-install'] : [])], { env, cwd: tmp, encoding: 'utf8', timeout: 20_000 });
 
 it('prints the written path on stdout, warnings and secret names on stderr, never a value', () => {
   const r = run('profiles', 'import', fixture('claude_desktop_config.json'));
