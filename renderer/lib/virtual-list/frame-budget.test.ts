@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUDGET_MS, FrameBudget, MAX_REST_FRAMES } from './frame-budget';
+import { BUDGET_MS, FRAME_MS, FrameBudget, LATE_SHARE, MAX_HOLD_MS, MAX_REST_FRAMES } from './frame-budget';
 
 describe('FrameBudget', () => {
   it('leaves frames to the browser in proportion to what the last refresh cost', () => {
@@ -35,5 +35,17 @@ describe('FrameBudget', () => {
     b.discard();
     b.end();
     expect(b.lastCostMs).toBe(measured);
+  });
+
+  it('holds the next refresh back after a late frame, so late frames stay under their share of the time', () => {
+    const b = new FrameBudget();
+    expect(b.lateHoldMs(FRAME_MS)).toBe(0); // on time
+    expect(b.lateHoldMs(FRAME_MS * 1.3)).toBe(0); // jitter, not a lost frame
+    // One frame lost: the next refresh waits until that frame is LATE_SHARE of the time.
+    const one = b.lateHoldMs(FRAME_MS * 2);
+    expect(one).toBeCloseTo(FRAME_MS / LATE_SHARE, 5);
+    expect(FRAME_MS / (one + FRAME_MS)).toBeLessThanOrEqual(LATE_SHARE);
+    expect(b.lateHoldMs(FRAME_MS * 3)).toBeGreaterThan(one);
+    expect(b.lateHoldMs(5000)).toBe(MAX_HOLD_MS); // a stall does not freeze the list
   });
 });

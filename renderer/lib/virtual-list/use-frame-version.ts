@@ -17,7 +17,8 @@ const LATE_FRAME_MS = 25;
  * Frames are left to the browser (scrolling, input, paint) after a frame that came late (the
  * last render and the layout it caused overran the frame), and, with a `budget`, after a refresh
  * that cost more than the view's share of a frame (frame-budget.ts): under a flood the list then
- * refreshes every other or every third frame while the page keeps its frame rate.
+ * refreshes every other or every third frame while the page keeps its frame rate; a refresh whose
+ * own frame, or the one after it, came late holds the next one back (FrameBudget.lateHoldMs).
  */
 export function useFrameVersion(store: VersionedStore, paused = false, budget?: FrameBudget): number {
   const [version, setVersion] = useState(store.version);
@@ -26,16 +27,28 @@ export function useFrameVersion(store: VersionedStore, paused = false, budget?: 
     let frame = 0;
     let previous = 0;
     let rest = 0;
+    // The frames since the last refresh was scheduled (its render runs after that frame, its
+    // paint in the next one: either may come late), and until when the next one waits.
+    let sinceRefresh = Infinity;
+    let refreshedAt = 0;
+    let holdUntil = 0;
     const flush = (now: number) => {
       frame = 0;
-      if (rest > 0) {
-        rest--;
+      sinceRefresh++;
+      if (budget && sinceRefresh <= 2 && previous > 0) {
+        const hold = budget.lateHoldMs(now - previous);
+        if (hold > 0) holdUntil = Math.max(holdUntil, refreshedAt + hold);
+      }
+      if (rest > 0 || now < holdUntil) {
+        if (rest > 0) rest--;
         previous = now;
         frame = requestAnimationFrame(flush);
         return;
       }
       rest = Math.max(previous > 0 && now - previous > LATE_FRAME_MS ? 1 : 0, budget?.restFrames() ?? 0);
       previous = now;
+      sinceRefresh = 0;
+      refreshedAt = now;
       setVersion(store.version);
     };
     const unsubscribe = store.subscribe(() => {

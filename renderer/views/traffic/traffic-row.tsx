@@ -9,6 +9,18 @@ import './traffic-sort.css';
 
 export const ROW_HEIGHT = 22;
 
+/**
+ * Characters of a summary the row lays out (its tooltip keeps the whole of it, at most 240): the
+ * column shows ~65 at 1400 px and ~160 at ~2000 px. Laying out text no one can see was most of a
+ * refresh while following a flood (bench:ui's trace: ~30 ms of layout per refresh).
+ */
+export const SUMMARY_SHOWN = 160;
+
+/** The summary text a row lays out: whole while a search highlights in it, else clipped with "…". */
+export function shownSummary(summary: string, query: string): string {
+  return query || summary.length <= SUMMARY_SHOWN ? summary : `${summary.slice(0, SUMMARY_SHOWN)}…`;
+}
+
 /** The pin key of a focused row, named once so the tooltip and the handler cannot disagree. */
 export const PIN_SHORTCUT = 'p';
 
@@ -175,7 +187,7 @@ export const TrafficRowCells = memo(function TrafficRowCells({ row, store, query
             <span style={{ width: `${fraction * 100}%` }} />
           </span>
         ) : null}
-        <Highlight text={summary} query={query} />
+        <Highlight text={shownSummary(summary, query)} query={query} />
       </div>
       <div role="gridcell" className="traffic-cell traffic-c-decision">
         {decision ? (
