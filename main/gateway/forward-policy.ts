@@ -14,6 +14,7 @@ import { actionFingerprint } from '../policy/fingerprint';
 import { shadowWords } from '../policy/replay';
 import { promptSubject, resourceSubject } from '../policy/subjects';
 import type { PolicyDecision } from '../policy/types';
+import { isObject } from '../base/is-object';
 import { oneLine } from '../base/one-line';
 import type { DecisionEvent } from './decision-event';
 import type { GatewayEvents } from './ports';
@@ -138,5 +139,5 @@ function completionTarget(params: Record<string, unknown>): { method: string; pa
 }
 
 function plainObject(v: unknown): Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  return isObject(v) ? v : {};
 }

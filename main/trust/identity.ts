@@ -15,6 +15,7 @@
 // - a workspace that is the current directory (a profile without `workspace:`, launched by
 //   path) is written `${workspace}`: the same profile approved from one folder is the same
 //   launch from another (the workspace is the user's choice at launch, not the file's).
+import { isObject } from '../base/is-object';
 import { canonicalJson, sha256Hex } from '../policy/fingerprint';
 import type { ResolvedProfile, ServerSpec } from '../profiles/types';
 import { showHidden } from './poisoning';
@@ -154,15 +155,14 @@ export interface LineContext {
   sandboxKind?: SandboxKind;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 function isSandboxSpec(v: unknown): v is SandboxSpec {
-  if (!isObj(v) || (v.mode !== 'strict' && v.mode !== 'off') || !strings(v.write) || !strings(v.read) || !Array.isArray(v.hostPorts)) return false;
+  if (!isObject(v) || (v.mode !== 'strict' && v.mode !== 'off') || !strings(v.write) || !strings(v.read) || !Array.isArray(v.hostPorts)) return false;
   const n = v.network;
-  if (!isObj(n) || !(n.kind === 'none' || n.kind === 'loopback' || (n.kind === 'allow' && strings(n.hosts)))) return false;
+  if (!isObject(n) || !(n.kind === 'none' || n.kind === 'loopback' || (n.kind === 'allow' && strings(n.hosts)))) return false;
   const l = v.limits;
-  return l === undefined || (isObj(l) && typeof l.processes === 'number' && typeof l.memoryBytes === 'number');
+  return l === undefined || (isObject(l) && typeof l.processes === 'number' && typeof l.memoryBytes === 'number');
 }
 
 const TRUST_WORDS: Record<string, string> = {
@@ -175,7 +175,7 @@ const TRUST_WORDS: Record<string, string> = {
 function describe(key: string, v: unknown, identity: LaunchIdentity, ctx: LineContext): string | undefined {
   switch (key) {
     case 'program':
-      return isObj(v) ? describeProgram(v as unknown as ProgramIdentity) : undefined;
+      return isObject(v) ? describeProgram(v as unknown as ProgramIdentity) : undefined;
     case 'sandbox': {
       if (!isSandboxSpec(v)) return undefined;
       const docker = typeof identity.command === 'string' && strings(identity.args) && isDockerRun(identity.command, identity.args);
@@ -186,17 +186,17 @@ function describe(key: string, v: unknown, identity: LaunchIdentity, ctx: LineCo
     case 'trust':
       return typeof v === 'string' ? TRUST_WORDS[v] : undefined;
     case 'tools': {
-      if (!isObj(v) || (v.include !== undefined && !strings(v.include)) || (v.exclude !== undefined && !strings(v.exclude))) return undefined;
+      if (!isObject(v) || (v.include !== undefined && !strings(v.include)) || (v.exclude !== undefined && !strings(v.exclude))) return undefined;
       const inc = (v.include as string[] | undefined) ?? [];
       const exc = (v.exclude as string[] | undefined) ?? [];
       return [inc.length ? `only ${inc.join(', ')}` : 'all', ...(exc.length ? [`except ${exc.join(', ')}`] : [])].join(' · ');
     }
     case 'launcher': {
-      if (!isObj(v) || ![v.tool, v.spec, v.name, v.version, v.dir].every((x) => typeof x === 'string')) return undefined;
+      if (!isObject(v) || ![v.tool, v.spec, v.name, v.version, v.dir].every((x) => typeof x === 'string')) return undefined;
       return `${String(v.name)} ${String(v.version)} (from \`${String(v.tool)} ${String(v.spec)}\`, run from ${String(v.dir)})`;
     }
     case 'oauth': {
-      if (!isObj(v)) return undefined;
+      if (!isObject(v)) return undefined;
       const parts = ['OAuth'];
       if (typeof v.clientId === 'string') parts.push(`client id ${v.clientId}`);
       // Its value is a secret (redacted in the identity); whether one is set is what a person judges.

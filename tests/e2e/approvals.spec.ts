@@ -7,24 +7,9 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { callFromPage } from './support/page-api';
 import { expect, gotoView, launchFromProfiles, openApp, serveForFile, shot } from './support/app';
+import { workspaceToolsProfile } from './support/keys-profile';
 
-const profile = (name: string, timeout: number) => `
-name: ${name}
-workspace: \${scratch}
-tool_surface: friendly
-servers:
-  workspace:
-    builtin: workspace-tools
-policy:
-  default: deny
-  approval_timeout_s: ${timeout}
-  rules:
-    - match: fs.read
-      decision: allow
-    - match: fs.write
-      decision: approve
-      reason: Changes to the workspace need a person's OK.
-`;
+const profile = (name: string, timeout: number) => workspaceToolsProfile(name, timeout);
 
 // The flow gate (docs/data.md "The trifecta guard") with write_file as all three legs: the first
 // write is allowed and gives the session both labels, so each later write asks a person per call.

@@ -9,24 +9,9 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { callFromPage } from './support/page-api';
 import { expect, gotoView, launchFromProfiles, openApp, serveForFile, shot } from './support/app';
+import { workspaceToolsProfile } from './support/keys-profile';
 
-const PROFILE = `
-name: e2e-exchanges
-workspace: \${scratch}
-tool_surface: friendly
-servers:
-  workspace:
-    builtin: workspace-tools
-policy:
-  default: deny
-  approval_timeout_s: 6
-  rules:
-    - match: fs.read
-      decision: allow
-    - match: fs.write
-      decision: approve
-      reason: Changes to the workspace need a person's OK.
-`;
+const PROFILE = workspaceToolsProfile('e2e-exchanges', 6);
 
 const { test, serve } = serveForFile({ profiles: { 'e2e-exchanges.yaml': PROFILE } });
 

@@ -3,21 +3,9 @@
 // the app launched with it; write_file called from the Tool console; the tray's write_file card.
 import type { Page } from '@playwright/test';
 import { expect, gotoView, launchFromProfiles, openApp, serveForFile } from './app';
+import { workspaceToolsProfile } from './keys-profile';
 
-export const approveWritesProfile = (name: string) => `
-name: ${name}
-workspace: \${scratch}
-tool_surface: friendly
-servers:
-  workspace:
-    builtin: workspace-tools
-policy:
-  default: deny
-  approval_timeout_s: 120
-  rules:
-    - match: fs.write
-      decision: approve
-`;
+export const approveWritesProfile = (name: string) => workspaceToolsProfile(name, 120, '    - match: fs.write\n      decision: approve\n');
 
 /** A spec file's `test` and server with the profile `name`, and `open(page)` that launches it. */
 export function approveWritesFixture(name: string) {

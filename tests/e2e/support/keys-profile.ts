@@ -1,6 +1,15 @@
-// A profile for the keyboard and accessibility specs: the workspace tools in a temp workspace,
-// reads allowed, writes asked for (so approval cards are on screen).
-export const keysProfile = (name: string) => `
+// The e2e profiles of the workspace tools in a temp workspace, every other call denied, with
+// `approval_timeout_s` and the rules given: by default reads allowed and writes asked for (so
+// approval cards are on screen), as the keyboard, accessibility, approvals and exchanges specs use it.
+export const READS_ALLOWED = `    - match: fs.read
+      decision: allow
+`;
+export const WRITES_ASKED = `    - match: fs.write
+      decision: approve
+      reason: Changes to the workspace need a person's OK.
+`;
+
+export const workspaceToolsProfile = (name: string, timeoutS: number, rules = READS_ALLOWED + WRITES_ASKED) => `
 name: ${name}
 workspace: \${scratch}
 tool_surface: friendly
@@ -9,11 +18,9 @@ servers:
     builtin: workspace-tools
 policy:
   default: deny
-  approval_timeout_s: 300
+  approval_timeout_s: ${timeoutS}
   rules:
-    - match: fs.read
-      decision: allow
-    - match: fs.write
-      decision: approve
-      reason: Changes to the workspace need a person's OK.
-`;
+${rules}`;
+
+/** The keyboard and accessibility specs' profile: cards wait five minutes. */
+export const keysProfile = (name: string) => workspaceToolsProfile(name, 300);
